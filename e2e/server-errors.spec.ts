@@ -1,0 +1,67 @@
+import { APP_URL } from './support/servers';
+import { expect, test } from './support/fixtures';
+import { exceptionValue } from './support/sink';
+
+const isExampleError = (where: string) => (value: string | undefined) =>
+  value === `Sentry example error thrown ${where}`;
+
+test('a server component error shows a digest that equals the digest tag of its one Sentry event', async ({
+  page,
+  sink,
+}) => {
+  const response = await page.goto('/sentry-example-page/server-error');
+  expect(response?.status()).toBe(500);
+
+  const digest = (await page.getByTestId('error-digest').textContent()) ?? '';
+  expect(digest).not.toBe('');
+  await expect(page.getByText('A server-side exception occurred')).toBeVisible();
+  // The message and stack stay on the server.
+  await expect(page.getByText('while rendering a server component')).toHaveCount(0);
+
+  const event = await sink.waitForErrorEvent((candidate) => candidate.tags?.digest === digest);
+  expect(isExampleError('while rendering a server component')(exceptionValue(event))).toBe(true);
+
+  // The browser's pageload trace leaves after anything its error boundary would report, so once
+  // it has arrived a wrongly re-reported copy would be here too.
+  await sink.waitForItem('transaction', (transaction) => transaction.contexts?.trace?.op === 'pageload');
+  const events = await sink.errorEvents();
+  expect(events.filter((candidate) => candidate.tags?.digest === digest)).toHaveLength(1);
+  expect(events.filter((candidate) => candidate.platform !== 'node')).toEqual([]);
+});
+
+test('the failing API route answers 500 and its event names GET /api/sentry-example-api', async ({ request, sink }) => {
+  const response = await request.get('/api/sentry-example-api');
+  expect(response.status()).toBe(500);
+
+  const event = await sink.waitForErrorEvent((candidate) => isExampleError('by an API route')(exceptionValue(candidate)));
+  expect(event.transaction).toBe('GET /api/sentry-example-api');
+  expect(event.tags?.digest).toEqual(expect.any(String));
+});
+
+test('the failing server action shows a digest that equals the digest tag of its one Sentry event', async ({
+  page,
+  sink,
+}) => {
+  await page.goto('/sentry-example-page');
+  await page.getByRole('button', { name: 'Run failing server action' }).click();
+
+  const digest = (await page.getByTestId('error-digest').textContent()) ?? '';
+  expect(digest).not.toBe('');
+  const event = await sink.waitForErrorEvent((candidate) => candidate.tags?.digest === digest);
+  expect(isExampleError('by a server action')(exceptionValue(event))).toBe(true);
+
+  const events = await sink.errorEvents();
+  expect(events.filter((candidate) => isExampleError('by a server action')(exceptionValue(candidate)))).toHaveLength(1);
+});
+
+test('a POST with an unknown Next-Action id gets a 4xx and the app keeps serving', async ({ request }) => {
+  const response = await request.post('/sentry-example-page', {
+    headers: { 'next-action': '7f'.repeat(21), 'content-type': 'text/plain;charset=UTF-8' },
+    data: '[]',
+  });
+  expect(response.status()).toBeGreaterThanOrEqual(400);
+  expect(response.status()).toBeLessThan(500);
+
+  const home = await request.get(APP_URL);
+  expect(home.status()).toBe(200);
+});

@@ -1,0 +1,85 @@
+// A stand-in for Sentry's ingest on 127.0.0.1: it accepts envelopes the way Sentry does
+// (POST /api/<project>/envelope/), decodes them with the SDK's own parser, and lets tests read
+// what arrived. Plain JavaScript because Playwright's webServer runs it with bare Node.
+import { createServer } from 'node:http';
+import { gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
+import { parseEnvelope } from '@sentry/core';
+
+const port = Number(process.argv[2] ?? 3199);
+
+/** @type {Array<{ project: string, userAgent: string, header: unknown, items: Array<{ header: Record<string, unknown>, payload: unknown }> }>} */
+let received = [];
+
+function decode(body, encoding) {
+  if (encoding === 'gzip') return gunzipSync(body);
+  if (encoding === 'deflate') return inflateSync(body);
+  if (encoding === 'br') return brotliDecompressSync(body);
+  return body;
+}
+
+function toJsonPayload(payload) {
+  if (payload instanceof Uint8Array) {
+    return { binaryLength: payload.byteLength };
+  }
+  return payload;
+}
+
+async function readBody(request) {
+  const chunks = [];
+  for await (const chunk of request) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+function send(response, status, body, headers = {}) {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+const server = createServer(async (request, response) => {
+  const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
+  const ingest = url.pathname.match(/^\/api\/(\d+)\/envelope\/?$/);
+
+  if (ingest && request.method === 'POST') {
+    try {
+      const body = decode(await readBody(request), request.headers['content-encoding']);
+      const [header, items] = parseEnvelope(body);
+      received.push({
+        project: ingest[1] ?? '',
+        userAgent: String(request.headers['user-agent'] ?? ''),
+        header,
+        items: items.map(([itemHeader, payload]) => ({ header: itemHeader, payload: toJsonPayload(payload) })),
+      });
+      send(response, 200, { id: header.event_id ?? null });
+    } catch (error) {
+      send(response, 400, { detail: `bad envelope: ${error}` });
+    }
+    return;
+  }
+
+  if (url.pathname === '/__sink/envelopes') {
+    if (request.method === 'GET') return send(response, 200, received);
+    if (request.method === 'DELETE') {
+      received = [];
+      return send(response, 200, { cleared: true });
+    }
+  }
+
+  // A script served from another origin than the app's: an error it throws reaches the page's
+  // onerror as the browser's generic cross-origin "Script error.".
+  if (url.pathname === '/cross-origin-error.js') {
+    response.writeHead(200, { 'content-type': 'text/javascript' });
+    response.end('throw new Error("secret detail from another origin");');
+    return;
+  }
+
+  if (url.pathname === '/health') return send(response, 200, { ok: true });
+  send(response, 404, { detail: 'not found' });
+});
+
+server.listen(port, '127.0.0.1', () => {
+  console.log(`envelope sink listening on http://127.0.0.1:${port}`);
+});
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => server.close(() => process.exit(0)));
+}

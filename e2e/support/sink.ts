@@ -1,0 +1,65 @@
+import { expect } from '@playwright/test';
+import type { Event } from '@sentry/core';
+import { SINK_URL } from './servers';
+
+export type ReceivedItem = { header: { type?: string } & Record<string, unknown>; payload: unknown };
+export type ReceivedEnvelope = { project: string; userAgent: string; header: Record<string, unknown>; items: ReceivedItem[] };
+
+/** What the local ingest received, decoded by @sentry/core's parseEnvelope in the sink. */
+export class EnvelopeSink {
+  async clear(): Promise<void> {
+    const response = await fetch(`${SINK_URL}/__sink/envelopes`, { method: 'DELETE' });
+    expect(response.ok).toBe(true);
+  }
+
+  async envelopes(): Promise<ReceivedEnvelope[]> {
+    const response = await fetch(`${SINK_URL}/__sink/envelopes`);
+    return (await response.json()) as ReceivedEnvelope[];
+  }
+
+  /** Payloads of every item of the given type (`event`, `transaction`, `span`, ...). */
+  async items<T = Event>(type: string): Promise<T[]> {
+    const envelopes = await this.envelopes();
+    return envelopes.flatMap((envelope) =>
+      envelope.items.filter((item) => item.header.type === type).map((item) => item.payload as T),
+    );
+  }
+
+  async errorEvents(): Promise<Event[]> {
+    return this.items<Event>('event');
+  }
+
+  /** Waits until an error event matching `predicate` has arrived, and returns it. */
+  async waitForErrorEvent(predicate: (event: Event) => boolean, timeout = 15_000): Promise<Event> {
+    let found: Event | undefined;
+    await expect
+      .poll(
+        async () => {
+          found = (await this.errorEvents()).find(predicate);
+          return found !== undefined;
+        },
+        { timeout, message: 'waiting for an error event at the sink' },
+      )
+      .toBe(true);
+    return found as Event;
+  }
+
+  /** Waits until an item of `type` matching `predicate` has arrived, and returns it. */
+  async waitForItem<T = Event>(type: string, predicate: (payload: T) => boolean, timeout = 15_000): Promise<T> {
+    let found: T | undefined;
+    await expect
+      .poll(
+        async () => {
+          found = (await this.items<T>(type)).find(predicate);
+          return found !== undefined;
+        },
+        { timeout, message: `waiting for a ${type} item at the sink` },
+      )
+      .toBe(true);
+    return found as T;
+  }
+}
+
+export function exceptionValue(event: Event): string | undefined {
+  return event.exception?.values?.[0]?.value;
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+// The one module that reads the server's environment. next.config.ts imports it, so a bad value
+// stops `next build` and `next start` with the variable's name. Browser code cannot afford zod
+// (first-load JS budget): it reads the build-time values through lib/public-env.ts, which this
+// module validates for it.
+
+const optionalString = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value) => (value === '' ? undefined : value));
+
+const dsn = optionalString.pipe(
+  z
+    .url({ protocol: /^https?$/, error: 'must be a Sentry DSN such as https://<key>@<host>/<project-id>' })
+    .refine((value) => isDsnShaped(value), 'must be a Sentry DSN such as https://<key>@<host>/<project-id>')
+    .optional(),
+);
+
+const flag = optionalString.pipe(
+  z
+    .enum(['true', 'false', '1', '0'], { error: 'must be "true" or "false"' })
+    .transform((value) => value === 'true' || value === '1')
+    .optional(),
+);
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  NEXT_PUBLIC_SENTRY_DSN: dsn,
+  SENTRY_DSN: dsn,
+  NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: optionalString
+    .transform((value) => value ?? '0')
+    .pipe(
+      z.coerce
+        .number<string>({ error: 'must be a number from 0 to 1' })
+        .min(0, 'must be a number from 0 to 1')
+        .max(1, 'must be a number from 0 to 1'),
+    ),
+  NEXT_PUBLIC_SENTRY_SPOTLIGHT: optionalString.pipe(z.url().optional()),
+  SENTRY_SPOTLIGHT: optionalString.pipe(z.url().optional()),
+  SENTRY_ENVIRONMENT: optionalString,
+  SENTRY_RELEASE: optionalString,
+  DEPLOYMENT_ID: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')
+      .optional(),
+  ),
+  ENABLE_SENTRY_EXAMPLES: flag,
+  NEXT_DIST_DIR: optionalString.pipe(
+    z
+      .string()
+      .regex(/^\.next[A-Za-z0-9._-]*$/, 'must be a folder name starting with ".next"')
+      .default('.next'),
+  ),
+  SENTRY_AUTH_TOKEN: optionalString,
+  SENTRY_ORG: optionalString,
+  SENTRY_PROJECT: optionalString,
+});
+
+export type Env = z.output<typeof schema>;
+
+function isDsnShaped(value: string): boolean {
+  const url = new URL(value);
+  return url.username !== '' && /\/\d+$/.test(url.pathname);
+}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = schema.safeParse(source);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid environment variables:\n${problems.join('\n')}`);
+  }
+  return result.data;
+}
+
+// Each variable is read by its literal name: Next inlines `process.env.NEXT_PUBLIC_*` at build time
+// only where it is written out, which is what makes those values build-time in the server bundle too.
+export const env = parseEnv({
+  NODE_ENV: process.env.NODE_ENV,
+  NEXT_PUBLIC_SENTRY_DSN: process.env.NEXT_PUBLIC_SENTRY_DSN,
+  SENTRY_DSN: process.env.SENTRY_DSN,
+  NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: process.env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE,
+  NEXT_PUBLIC_SENTRY_SPOTLIGHT: process.env.NEXT_PUBLIC_SENTRY_SPOTLIGHT,
+  SENTRY_SPOTLIGHT: process.env.SENTRY_SPOTLIGHT,
+  SENTRY_ENVIRONMENT: process.env.SENTRY_ENVIRONMENT,
+  SENTRY_RELEASE: process.env.SENTRY_RELEASE,
+  DEPLOYMENT_ID: process.env.DEPLOYMENT_ID,
+  ENABLE_SENTRY_EXAMPLES: process.env.ENABLE_SENTRY_EXAMPLES,
+  NEXT_DIST_DIR: process.env.NEXT_DIST_DIR,
+  SENTRY_AUTH_TOKEN: process.env.SENTRY_AUTH_TOKEN,
+  SENTRY_ORG: process.env.SENTRY_ORG,
+  SENTRY_PROJECT: process.env.SENTRY_PROJECT,
+});
+
+/** The DSN the server reports to: the run-time override first, then the build-time one. */
+export const serverDsn = env.SENTRY_DSN ?? env.NEXT_PUBLIC_SENTRY_DSN;
+
+/** The DSN the browser reports to (through the tunnel): fixed at build time. */
+export const browserDsn = env.NEXT_PUBLIC_SENTRY_DSN;
+
+export const isProduction = env.NODE_ENV === 'production';
+
+export const isExamplesEnabled = !isProduction || env.ENABLE_SENTRY_EXAMPLES === true;

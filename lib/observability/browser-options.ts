@@ -1,0 +1,18 @@
+import { type BrowserOptions, spotlightBrowserIntegration } from '@sentry/nextjs';
+import { isReportingEnabled, type ReportingSettings, sharedSentryOptions } from '@/lib/observability/sentry-options';
+
+/** Same-origin path the browser posts its envelopes to; app/monitoring/route.ts forwards them. */
+export const TUNNEL_PATH = '/monitoring';
+
+/** Options for the browser init, or undefined when there is nowhere to report to. */
+export function browserSentryOptions(settings: ReportingSettings): BrowserOptions | undefined {
+  if (!isReportingEnabled(settings)) {
+    return undefined;
+  }
+  const { spotlightUrl } = settings;
+  return {
+    ...sharedSentryOptions(settings),
+    tunnel: settings.dsn === undefined ? undefined : TUNNEL_PATH,
+    integrations: spotlightUrl === undefined ? [] : [spotlightBrowserIntegration({ sidecarUrl: spotlightUrl })],
+  };
+}

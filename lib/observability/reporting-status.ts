@@ -1,0 +1,26 @@
+import 'server-only';
+import { browserDsn } from '@/lib/env';
+import { serverReportingSettings } from '@/lib/observability/server-options';
+import { isReportingEnabled } from '@/lib/observability/sentry-options';
+import { publicEnv } from '@/lib/public-env';
+
+export type ReportingStatus = {
+  deploymentId: string | undefined;
+  release: string | undefined;
+  environment: string | undefined;
+  isReportingOn: boolean;
+  isTunnelOn: boolean;
+  tracesSampleRate: number;
+};
+
+/** What an operator needs to know about this deployment's error reporting; no DSN, no secrets. */
+export function getReportingStatus(): ReportingStatus {
+  return {
+    deploymentId: publicEnv.deploymentId,
+    release: serverReportingSettings.release,
+    environment: serverReportingSettings.environment,
+    isReportingOn: isReportingEnabled(serverReportingSettings),
+    isTunnelOn: browserDsn !== undefined,
+    tracesSampleRate: serverReportingSettings.tracesSampleRate,
+  };
+}

@@ -1,0 +1,20 @@
+import 'server-only';
+import { captureRequestError } from '@sentry/nextjs';
+import { digestOf } from '@/lib/observability/digest';
+
+type RequestErrorArgs = Parameters<typeof captureRequestError>;
+
+/**
+ * Next's `onRequestError` hook: reports each server error once, through the SDK's own capture.
+ * Next gives render and action errors a digest; a route handler's error has none, so it gets one
+ * here, and every server event can be found by the digest tag that `beforeSend` adds.
+ */
+export function reportRequestError(...[error, request, context]: RequestErrorArgs): void {
+  if (typeof error === 'object' && error !== null && digestOf(error) === undefined) {
+    // Web Crypto, not node:crypto: this hook is bundled for the edge runtime too. Decimal, like
+    // Next's own digests.
+    const [random = 0] = crypto.getRandomValues(new Uint32Array(1));
+    Object.assign(error, { digest: String(random) });
+  }
+  captureRequestError(error, request, context);
+}
