@@ -5,8 +5,13 @@ import { useState, useTransition } from 'react';
 import { SentryExampleError } from '@/lib/examples/errors';
 import { runFailingServerAction } from '@/lib/examples/failing-action';
 
+function BrokenWidget(): never {
+  throw new SentryExampleError('while rendering in the browser');
+}
+
 export function SentryExamples() {
   const [apiAnswer, setApiAnswer] = useState<string>();
+  const [isBroken, setIsBroken] = useState(false);
   const [isPending, startTransition] = useTransition();
 
   async function callFailingApi() {
@@ -37,8 +42,12 @@ export function SentryExamples() {
         >
           Run failing server action
         </button>
+        <button type="button" onClick={() => setIsBroken(true)}>
+          Break rendering
+        </button>
         <Link href="/sentry-example-page/server-error">Render server error</Link>
       </div>
+      {isBroken && <BrokenWidget />}
       <p role="status" data-testid="api-answer">
         {apiAnswer}
       </p>

@@ -1,0 +1,109 @@
+import { BARE_APP_URL, SINK_URL } from './support/servers';
+import { expect, test } from './support/fixtures';
+import { exceptionValue } from './support/sink';
+
+test('a client error reaches Sentry through /monitoring and the browser never contacts ingest', async ({
+  page,
+  sink,
+  sinkRequestsFromBrowser,
+}) => {
+  await page.goto('/sentry-example-page');
+  const tunnelRequest = page.waitForRequest((request) => new URL(request.url()).pathname === '/monitoring');
+  await page.getByRole('button', { name: 'Throw client error' }).click();
+
+  expect((await tunnelRequest).method()).toBe('POST');
+  const event = await sink.waitForErrorEvent(
+    (candidate) => exceptionValue(candidate) === 'Sentry example error thrown in the browser',
+  );
+  expect(event.platform).toBe('javascript');
+  expect(event.environment).toBe('e2e');
+  expect(event.release).toBe('e2e-release');
+  expect(sinkRequestsFromBrowser).toEqual([]);
+});
+
+test('an unhandled promise rejection is reported once', async ({ page, sink }) => {
+  await page.goto('/about');
+  await page.evaluate(() => {
+    void Promise.reject(new Error('rejected on purpose'));
+  });
+  await sink.waitForErrorEvent((candidate) => exceptionValue(candidate) === 'rejected on purpose');
+  await page.goto('/');
+  await sink.waitForItem('transaction', (transaction) => transaction.transaction === '/');
+  const events = await sink.errorEvents();
+  expect(events.filter((candidate) => exceptionValue(candidate) === 'rejected on purpose')).toHaveLength(1);
+});
+
+test('a render error caught by the error boundary is reported once and shows no digest', async ({ page, sink }) => {
+  await page.goto('/sentry-example-page');
+  await page.getByRole('button', { name: 'Break rendering' }).click();
+
+  await expect(page.getByText('A client-side exception occurred')).toBeVisible();
+  await expect(page.getByTestId('error-digest')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Try again' })).toBeVisible();
+  const isRenderError = (value: string | undefined) =>
+    value === 'Sentry example error thrown while rendering in the browser';
+  await sink.waitForErrorEvent((candidate) => isRenderError(exceptionValue(candidate)));
+
+  await page.goto('/');
+  await sink.waitForItem('transaction', (transaction) => transaction.transaction === '/');
+  const events = await sink.errorEvents();
+  expect(events.filter((candidate) => isRenderError(exceptionValue(candidate)))).toHaveLength(1);
+});
+
+test('"Script error." and ResizeObserver notices send nothing', async ({ page, sink }) => {
+  await page.goto('/about');
+
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    Object.assign(window, { seenErrorMessages: seen });
+    window.addEventListener('error', (event) => seen.push(event.message));
+  });
+  // A real cross-origin script error: the browser hides its message behind "Script error.".
+  await page.addScriptTag({ url: `${SINK_URL}/cross-origin-error.js` });
+  await page.waitForFunction(() =>
+    (window as unknown as { seenErrorMessages: string[] }).seenErrorMessages.includes('Script error.'),
+  );
+  await page.evaluate(async () => {
+    // A real ResizeObserver loop: the callback resizes what it observes.
+    const box = document.createElement('div');
+    document.body.append(box);
+    const loopError = new Promise<void>((resolve) =>
+      window.addEventListener('error', (event) => event.message.startsWith('ResizeObserver') && resolve()),
+    );
+    new ResizeObserver(() => {
+      box.style.width = `${box.offsetWidth + 1}px`;
+    }).observe(box);
+    await loopError;
+    // The older Chrome text and the dot-less Script error, as the browser would deliver them.
+    for (const message of ['ResizeObserver loop limit exceeded', 'Script error']) {
+      window.dispatchEvent(new ErrorEvent('error', { message }));
+    }
+    setTimeout(() => {
+      throw new Error('sentinel after the noise');
+    });
+  });
+
+  await sink.waitForErrorEvent((candidate) => exceptionValue(candidate) === 'sentinel after the noise');
+  const values = (await sink.errorEvents()).map((candidate) => exceptionValue(candidate) ?? candidate.message);
+  expect(values).toEqual(['sentinel after the noise']);
+});
+
+test('with no DSN the browser posts nothing to /monitoring', async ({ page }) => {
+  const tunnelRequests: string[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/monitoring') {
+      tunnelRequests.push(request.url());
+    }
+  });
+
+  await page.goto(`${BARE_APP_URL}/`);
+  await page.evaluate(() => {
+    setTimeout(() => {
+      throw new Error('nobody should hear this');
+    });
+  });
+  await page.getByRole('link', { name: 'Status' }).first().click();
+  await expect(page.getByTestId('reporting')).toHaveText('off');
+  await page.waitForLoadState('networkidle');
+  expect(tunnelRequests).toEqual([]);
+});

@@ -1,0 +1,51 @@
+import { SENTRY_DSN } from './support/servers';
+import { expect, test } from './support/fixtures';
+
+function envelope(dsn: string, message: string): string {
+  const eventId = crypto.randomUUID().replaceAll('-', '');
+  return [
+    JSON.stringify({ event_id: eventId, dsn, sent_at: new Date().toISOString() }),
+    JSON.stringify({ type: 'event' }),
+    JSON.stringify({ event_id: eventId, message, platform: 'javascript' }),
+  ].join('\n');
+}
+
+const foreignDsns = {
+  'another host': 'https://e2e0public0key@o1.ingest.sentry.io/1',
+  'another project on our host': SENTRY_DSN.replace(/\/1$/, '/2'),
+  'another key for our project': SENTRY_DSN.replace('e2e0public0key', 'stolen0key'),
+};
+
+test('an envelope for our own DSN is forwarded to ingest', async ({ request, sink }) => {
+  const response = await request.post('/monitoring', { data: envelope(SENTRY_DSN, 'forwarded on purpose') });
+  expect(response.status()).toBe(200);
+  await sink.waitForErrorEvent((event) => event.message === 'forwarded on purpose');
+});
+
+for (const [kind, dsn] of Object.entries(foreignDsns)) {
+  test(`an envelope for ${kind} is refused with 403 and reaches nothing`, async ({ request, sink }) => {
+    const response = await request.post('/monitoring', { data: envelope(dsn, `relayed for ${kind}`) });
+    expect(response.status()).toBe(403);
+    expect(await response.text()).toBe('Envelope is not for this project');
+
+    // A control envelope sent after it arrives; the refused one must not be there with it.
+    await request.post('/monitoring', { data: envelope(SENTRY_DSN, 'control') });
+    await sink.waitForErrorEvent((event) => event.message === 'control');
+    expect((await sink.errorEvents()).map((event) => event.message)).toEqual(['control']);
+  });
+}
+
+test('a body that is not an envelope is refused with 400 and reaches nothing', async ({ request, sink }) => {
+  for (const body of ['hello', '{"dsn": 5}\n{}', '\u0000\u0001\u0002', '{}']) {
+    const response = await request.post('/monitoring', { data: body });
+    expect(response.status(), `for body ${JSON.stringify(body)}`).toBe(400);
+  }
+  await request.post('/monitoring', { data: envelope(SENTRY_DSN, 'control') });
+  await sink.waitForErrorEvent((event) => event.message === 'control');
+  expect((await sink.errorEvents()).map((event) => event.message)).toEqual(['control']);
+});
+
+test('the tunnel answers only POST', async ({ request }) => {
+  const response = await request.get('/monitoring');
+  expect(response.status()).toBe(405);
+});
