@@ -1,14 +1,6 @@
 import { existsSync } from 'node:fs';
 import { defineConfig, devices } from '@playwright/test';
-import {
-  APP_URL,
-  BARE_APP_URL,
-  DEPLOYMENT_ID,
-  RELEASE,
-  SENTRY_DSN,
-  SINK_PORT,
-  SINK_URL,
-} from './e2e/support/servers';
+import { APP_URL, BARE_APP_URL, DEPLOYMENT_ID, RELEASE, SENTRY_DSN, SINK_PORT, SINK_URL } from './e2e/support/servers';
 
 // Where Playwright cannot download its own browser (CI here), the system Chromium is used.
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

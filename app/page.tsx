@@ -5,8 +5,8 @@ export default function HomePage() {
     <>
       <h1>Shell</h1>
       <p>
-        A server-rendered Next.js application shell whose errors, in the browser and on the server, reach Sentry
-        through the app&apos;s own tunnel.
+        A server-rendered Next.js application shell whose errors, in the browser and on the server, reach Sentry through
+        the app&apos;s own tunnel.
       </p>
       <p className="muted">The product&apos;s own screens are not specified yet; the routes below are placeholders.</p>
       <ul>

@@ -44,7 +44,6 @@ export function ErrorScreen({ error, onRetry }: ErrorScreenProps) {
           </button>
         )}
         {/* A plain link, not next/link: after a crash a full page load is the reliable way back. */}
-        {/* biome-ignore lint/a11y/useValidAnchor: deliberate full navigation */}
         <a href="/">Go to the home page</a>
       </div>
     </section>

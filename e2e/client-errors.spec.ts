@@ -1,5 +1,5 @@
-import { BARE_APP_URL, SINK_URL } from './support/servers';
 import { expect, test } from './support/fixtures';
+import { BARE_APP_URL, SINK_URL } from './support/servers';
 import { exceptionValue } from './support/sink';
 
 test('a client error reaches Sentry through /monitoring and the browser never contacts ingest', async ({

@@ -1,6 +1,6 @@
 import type { Request } from '@playwright/test';
-import { DEPLOYMENT_ID } from './support/servers';
 import { expect, test } from './support/fixtures';
+import { DEPLOYMENT_ID } from './support/servers';
 
 test('returning to /status within 30 s shows the page from the router cache', async ({ page }) => {
   await page.goto('/');
@@ -40,7 +40,9 @@ test('page-data fetches and server actions carry the deployment id', async ({ pa
   }
 
   await page.goto('/sentry-example-page');
-  const actionRequest = page.waitForRequest((request) => request.method() === 'POST' && 'next-action' in request.headers());
+  const actionRequest = page.waitForRequest(
+    (request) => request.method() === 'POST' && 'next-action' in request.headers(),
+  );
   await page.getByRole('button', { name: 'Run failing server action' }).click();
   const action = await actionRequest;
   expect(await action.headerValue('next-action')).toMatch(/^[0-9a-f]{40,}$/);

@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { BARE_APP_URL, DEPLOYMENT_ID, RELEASE } from './support/servers';
 import { expect, test } from './support/fixtures';
+import { BARE_APP_URL, DEPLOYMENT_ID, RELEASE } from './support/servers';
 
 async function expectNoAxeViolations(page: Page) {
   const results = await new AxeBuilder({ page }).analyze();

@@ -1,5 +1,5 @@
-import { APP_URL } from './support/servers';
 import { expect, test } from './support/fixtures';
+import { APP_URL } from './support/servers';
 import { exceptionValue } from './support/sink';
 
 const isExampleError = (where: string) => (value: string | undefined) =>
@@ -33,7 +33,9 @@ test('the failing API route answers 500 and its event names GET /api/sentry-exam
   const response = await request.get('/api/sentry-example-api');
   expect(response.status()).toBe(500);
 
-  const event = await sink.waitForErrorEvent((candidate) => isExampleError('by an API route')(exceptionValue(candidate)));
+  const event = await sink.waitForErrorEvent((candidate) =>
+    isExampleError('by an API route')(exceptionValue(candidate)),
+  );
   expect(event.transaction).toBe('GET /api/sentry-example-api');
   expect(event.tags?.digest).toEqual(expect.any(String));
 });

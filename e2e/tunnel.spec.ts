@@ -1,5 +1,5 @@
-import { SENTRY_DSN } from './support/servers';
 import { expect, test } from './support/fixtures';
+import { SENTRY_DSN } from './support/servers';
 
 function envelope(dsn: string, message: string): string {
   const eventId = crypto.randomUUID().replaceAll('-', '');

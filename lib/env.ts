@@ -62,8 +62,8 @@ const schema = z.object({
 export type Env = z.output<typeof schema>;
 
 function isDsnShaped(value: string): boolean {
-  const url = new URL(value);
-  return url.username !== '' && /\/\d+$/.test(url.pathname);
+  const url = URL.parse(value);
+  return url !== null && url.username !== '' && /\/\d+$/.test(url.pathname);
 }
 
 export function parseEnv(source: Record<string, string | undefined>): Env {

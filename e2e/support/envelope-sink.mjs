@@ -2,7 +2,7 @@
 // (POST /api/<project>/envelope/), decodes them with the SDK's own parser, and lets tests read
 // what arrived. Plain JavaScript because Playwright's webServer runs it with bare Node.
 import { createServer } from 'node:http';
-import { gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { parseEnvelope } from '@sentry/core';
 
 const port = Number(process.argv[2] ?? 3199);

@@ -1,6 +1,6 @@
 import { test as base, type Request } from '@playwright/test';
-import { EnvelopeSink } from './sink';
 import { SINK_PORT } from './servers';
+import { EnvelopeSink } from './sink';
 
 type Fixtures = {
   /** The local ingest, emptied before each test. */
@@ -10,6 +10,7 @@ type Fixtures = {
 };
 
 export const test = base.extend<Fixtures>({
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern
   sink: async ({}, use) => {
     const sink = new EnvelopeSink();
     await sink.clear();

@@ -3,7 +3,12 @@ import type { Event } from '@sentry/core';
 import { SINK_URL } from './servers';
 
 export type ReceivedItem = { header: { type?: string } & Record<string, unknown>; payload: unknown };
-export type ReceivedEnvelope = { project: string; userAgent: string; header: Record<string, unknown>; items: ReceivedItem[] };
+export type ReceivedEnvelope = {
+  project: string;
+  userAgent: string;
+  header: Record<string, unknown>;
+  items: ReceivedItem[];
+};
 
 /** What the local ingest received, decoded by @sentry/core's parseEnvelope in the sink. */
 export class EnvelopeSink {

@@ -1,7 +1,7 @@
 import 'server-only';
 import { browserDsn } from '@/lib/env';
-import { serverReportingSettings } from '@/lib/observability/server-options';
 import { isReportingEnabled } from '@/lib/observability/sentry-options';
+import { serverReportingSettings } from '@/lib/observability/server-options';
 import { publicEnv } from '@/lib/public-env';
 
 export type ReportingStatus = {

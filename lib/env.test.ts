@@ -1,0 +1,48 @@
+import { parseEnv } from '@/lib/env';
+
+describe('parseEnv', () => {
+  it('accepts an empty environment and applies the defaults', () => {
+    const env = parseEnv({});
+    expect(env.NEXT_PUBLIC_SENTRY_DSN).toBeUndefined();
+    expect(env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE).toBe(0);
+    expect(env.ENABLE_SENTRY_EXAMPLES).toBeUndefined();
+    expect(env.NEXT_DIST_DIR).toBe('.next');
+  });
+
+  it('reads a full, valid configuration', () => {
+    const env = parseEnv({
+      NODE_ENV: 'production',
+      NEXT_PUBLIC_SENTRY_DSN: 'https://abc123@o1.ingest.sentry.io/42',
+      SENTRY_DSN: 'http://key@127.0.0.1:9000/7',
+      NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: '0.1',
+      SENTRY_ENVIRONMENT: 'staging',
+      SENTRY_RELEASE: 'v1.2.3',
+      DEPLOYMENT_ID: 'dpl_2026-11-22.1',
+      ENABLE_SENTRY_EXAMPLES: 'true',
+    });
+    expect(env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE).toBe(0.1);
+    expect(env.ENABLE_SENTRY_EXAMPLES).toBe(true);
+    expect(env.DEPLOYMENT_ID).toBe('dpl_2026-11-22.1');
+  });
+
+  it('treats blank values as unset', () => {
+    const env = parseEnv({ NEXT_PUBLIC_SENTRY_DSN: '  ', ENABLE_SENTRY_EXAMPLES: '' });
+    expect(env.NEXT_PUBLIC_SENTRY_DSN).toBeUndefined();
+    expect(env.ENABLE_SENTRY_EXAMPLES).toBeUndefined();
+  });
+
+  it.each([
+    ['NEXT_PUBLIC_SENTRY_DSN', 'not a url'],
+    ['NEXT_PUBLIC_SENTRY_DSN', 'https://o1.ingest.sentry.io/42'],
+    ['SENTRY_DSN', 'ftp://key@host/1'],
+    ['SENTRY_DSN', 'https://key@host/project'],
+    ['NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE', '1.5'],
+    ['NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE', 'all'],
+    ['ENABLE_SENTRY_EXAMPLES', 'yes please'],
+    ['DEPLOYMENT_ID', 'has spaces'],
+    ['NODE_ENV', 'staging'],
+    ['NEXT_DIST_DIR', '../elsewhere'],
+  ])('rejects %s=%j with a message naming the variable', (name, value) => {
+    expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`Invalid environment variables:\\n  ${name}: `));
+  });
+});

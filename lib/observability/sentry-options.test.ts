@@ -1,0 +1,106 @@
+import {
+  Client,
+  type ClientOptions,
+  createStackParser,
+  createTransport,
+  type Envelope,
+  type Event,
+  type EventHint,
+  eventFiltersIntegration,
+  eventFromMessage,
+  eventFromUnknownInput,
+  parseEnvelope,
+  type SeverityLevel,
+} from '@sentry/core';
+import { NOT_FOUND_ATTRIBUTE } from '@/lib/observability/event-filters';
+import { sharedSentryOptions } from '@/lib/observability/sentry-options';
+
+// The SDK's real pipeline (integrations, ignoreErrors, beforeSend*) with a transport that keeps
+// what would have been sent.
+class RecordingClient extends Client<ClientOptions> {
+  eventFromException(exception: unknown, hint?: EventHint) {
+    return Promise.resolve(eventFromUnknownInput(this, createStackParser(), exception, hint));
+  }
+  eventFromMessage(message: string, level?: SeverityLevel, hint?: EventHint) {
+    return Promise.resolve(eventFromMessage(createStackParser(), message, level, hint));
+  }
+}
+
+function makeClient() {
+  const sent: Envelope[] = [];
+  const transport = () =>
+    createTransport({ recordDroppedEvent: () => undefined }, (request) => {
+      sent.push(parseEnvelope(request.body as string));
+      return Promise.resolve({ statusCode: 200 });
+    });
+  const options = sharedSentryOptions({
+    dsn: 'https://public@sink.invalid/1',
+    environment: 'test',
+    release: 'r1',
+    tracesSampleRate: 1,
+    spotlightUrl: undefined,
+  });
+  const client = new RecordingClient({
+    ...options,
+    integrations: [eventFiltersIntegration()],
+    transport,
+    stackParser: createStackParser(),
+    sendClientReports: false,
+  });
+  client.init();
+  const sentItems = async () => {
+    await client.flush(1_000);
+    return sent.flatMap(([, items]) => items.map(([header, payload]) => ({ type: header.type, payload })));
+  };
+  return { client, sentItems };
+}
+
+describe('shared Sentry options', () => {
+  it.each([
+    'Script error.',
+    'Script error',
+    'ResizeObserver loop completed with undelivered notifications.',
+    'ResizeObserver loop limit exceeded',
+  ])('drops the noise "%s"', async (message) => {
+    const { client, sentItems } = makeClient();
+    client.captureException(new Error(message));
+    client.captureMessage(message);
+    client.captureException(new Error('a real problem'));
+    const items = await sentItems();
+    expect(items.map(({ payload }) => (payload as Event).exception?.values?.[0]?.value)).toEqual(['a real problem']);
+  });
+
+  it.each([
+    ['the server not-found route', { transaction: 'GET /_not-found' }],
+    ['the /404 page', { transaction: '/404' }],
+    ['a 404 answer', { transaction: 'GET /gone', contexts: { trace: { data: { 'http.response.status_code': 404 } } } }],
+    [
+      'a page marked by the not-found screen',
+      { transaction: '/typo', contexts: { trace: { data: { [NOT_FOUND_ATTRIBUTE]: true } } } },
+    ],
+    [
+      "Next's module loading",
+      { transaction: 'load route module', contexts: { trace: { data: { 'next.span_type': 'LoadComponents.loadRouteModule' } } } },
+    ],
+  ])('drops the trace of %s', async (_, transaction) => {
+    const { client, sentItems } = makeClient();
+    client.captureEvent({ type: 'transaction', timestamp: 2, start_timestamp: 1, ...transaction } as Event);
+    client.captureEvent({ type: 'transaction', transaction: '/status', timestamp: 2, start_timestamp: 1 });
+    const items = await sentItems();
+    expect(items.map(({ payload }) => (payload as Event).transaction)).toEqual(['/status']);
+  });
+
+  it('sends traces as transactions and no personal data', () => {
+    const options = sharedSentryOptions({
+      dsn: undefined,
+      environment: undefined,
+      release: undefined,
+      tracesSampleRate: 0,
+      spotlightUrl: undefined,
+    });
+    expect(options.traceLifecycle).toBe('static');
+    expect(options.sendDefaultPii).toBe(false);
+    // A rate of 0 leaves tracing off altogether, rather than sampling nothing at a cost.
+    expect(options.tracesSampleRate).toBeUndefined();
+  });
+});
