@@ -38,7 +38,13 @@ function countCheck(name, ok) {
 countCheck('lint', run('npx', ['biome', 'check', '.']));
 countCheck('typecheck', run('npx', ['tsc', '--noEmit']));
 
-const unitOk = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`]);
+const unitOk = run('npx', [
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${vitestReport}`,
+]);
 const unit = readJson(vitestReport);
 if (unit) {
   passed += unit.numPassedTests;

@@ -1,3 +1,4 @@
+import type { Event } from '@sentry/core';
 import { digestOf, tagDigest } from '@/lib/observability/digest';
 
 describe('digest tagging', () => {
@@ -8,8 +9,8 @@ describe('digest tagging', () => {
   });
 
   it('leaves an event without a digest untouched', () => {
-    expect(tagDigest({}, { originalException: new Error('boom') }).tags).toBeUndefined();
-    expect(tagDigest({}, {}).tags).toBeUndefined();
+    expect(tagDigest<Event>({}, { originalException: new Error('boom') }).tags).toBeUndefined();
+    expect(tagDigest<Event>({}, {}).tags).toBeUndefined();
   });
 
   it('reads only non-empty string digests', () => {

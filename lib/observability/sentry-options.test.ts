@@ -18,6 +18,10 @@ import { sharedSentryOptions } from '@/lib/observability/sentry-options';
 // The SDK's real pipeline (integrations, ignoreErrors, beforeSend*) with a transport that keeps
 // what would have been sent.
 class RecordingClient extends Client<ClientOptions> {
+  // biome-ignore lint/complexity/noUselessConstructor: makes the base class's protected constructor public
+  public constructor(options: ClientOptions) {
+    super(options);
+  }
   eventFromException(exception: unknown, hint?: EventHint) {
     return Promise.resolve(eventFromUnknownInput(this, createStackParser(), exception, hint));
   }
@@ -80,7 +84,10 @@ describe('shared Sentry options', () => {
     ],
     [
       "Next's module loading",
-      { transaction: 'load route module', contexts: { trace: { data: { 'next.span_type': 'LoadComponents.loadRouteModule' } } } },
+      {
+        transaction: 'load route module',
+        contexts: { trace: { data: { 'next.span_type': 'LoadComponents.loadRouteModule' } } },
+      },
     ],
   ])('drops the trace of %s', async (_, transaction) => {
     const { client, sentItems } = makeClient();

@@ -78,7 +78,11 @@ describe('the tunnel', () => {
     const big = envelopeFor(ownDsn, 'x'.repeat(20_000));
     expect((await forwardEnvelope(post(big), options)).status).toBe(413);
     const stream = new Blob([big]).stream();
-    const streamed = new Request('http://app.test/monitoring', { method: 'POST', body: stream, duplex: 'half' } as RequestInit);
+    const streamed = new Request('http://app.test/monitoring', {
+      method: 'POST',
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect((await forwardEnvelope(streamed, options)).status).toBe(413);
     expect(received).toEqual([]);
   });
