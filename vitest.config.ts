@@ -16,5 +16,6 @@ export default defineConfig({
     environment: 'node',
     globals: true,
     restoreMocks: true,
+    clearMocks: true,
   },
 });

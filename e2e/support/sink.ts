@@ -35,18 +35,8 @@ export class EnvelopeSink {
   }
 
   /** Waits until an error event matching `predicate` has arrived, and returns it. */
-  async waitForErrorEvent(predicate: (event: Event) => boolean, timeout = 15_000): Promise<Event> {
-    let found: Event | undefined;
-    await expect
-      .poll(
-        async () => {
-          found = (await this.errorEvents()).find(predicate);
-          return found !== undefined;
-        },
-        { timeout, message: 'waiting for an error event at the sink' },
-      )
-      .toBe(true);
-    return found as Event;
+  waitForErrorEvent(predicate: (event: Event) => boolean, timeout?: number): Promise<Event> {
+    return this.waitForItem<Event>('event', predicate, timeout);
   }
 
   /** Waits until an item of `type` matching `predicate` has arrived, and returns it. */

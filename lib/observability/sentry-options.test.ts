@@ -18,7 +18,6 @@ import { sharedSentryOptions } from '@/lib/observability/sentry-options';
 // The SDK's real pipeline (integrations, ignoreErrors, beforeSend*) with a transport that keeps
 // what would have been sent.
 class RecordingClient extends Client<ClientOptions> {
-  // biome-ignore lint/complexity/noUselessConstructor: makes the base class's protected constructor public
   public constructor(options: ClientOptions) {
     super(options);
   }

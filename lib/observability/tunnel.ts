@@ -32,7 +32,7 @@ async function readBodyCapped(request: Request, maxBytes: number): Promise<Uint8
   for (;;) {
     const { done, value } = await reader.read();
     if (done) {
-      break;
+      return Buffer.concat(chunks, size);
     }
     size += value.byteLength;
     if (size > maxBytes) {
@@ -41,13 +41,6 @@ async function readBodyCapped(request: Request, maxBytes: number): Promise<Uint8
     }
     chunks.push(value);
   }
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
 }
 
 function isSameProject(a: DsnComponents, b: DsnComponents): boolean {
