@@ -3,6 +3,8 @@ export async function register() {
   // loads only its own init.
   if (process.env.NEXT_RUNTIME === 'nodejs') {
     await import('./sentry.server.config');
+    const { startReportingLifecycle } = await import('@/lib/observability/lifecycle');
+    startReportingLifecycle();
   }
   if (process.env.NEXT_RUNTIME === 'edge') {
     await import('./sentry.edge.config');

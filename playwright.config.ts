@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { defineConfig, devices } from '@playwright/test';
-import { APP_URL, BARE_APP_URL, DEPLOYMENT_ID, RELEASE, SENTRY_DSN, SINK_PORT, SINK_URL } from './e2e/support/servers';
+import { APP_URL, appRunEnv, BARE_APP_URL, SINK_PORT, SINK_URL } from './e2e/support/servers';
 
 // Where Playwright cannot download its own browser (CI here), the system Chromium is used.
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -41,24 +41,14 @@ export default defineConfig({
       timeout: 10_000,
     },
     {
-      command: 'npx next build && npx next start --port 3100',
+      command: 'npx next build && node server.mjs',
       url: `${APP_URL}/about`,
       reuseExistingServer: !isCI,
       timeout: 240_000,
-      env: {
-        ...quietEnv,
-        NEXT_DIST_DIR: '.next',
-        SENTRY_DSN: '',
-        NEXT_PUBLIC_SENTRY_DSN: SENTRY_DSN,
-        NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: '1',
-        DEPLOYMENT_ID,
-        SENTRY_RELEASE: RELEASE,
-        SENTRY_ENVIRONMENT: 'e2e',
-        ENABLE_SENTRY_EXAMPLES: 'true',
-      },
+      env: { ...appRunEnv('main'), PORT: '3100' },
     },
     {
-      command: 'npx next build && npx next start --port 3101',
+      command: 'npx next build && node server.mjs',
       url: `${BARE_APP_URL}/about`,
       reuseExistingServer: !isCI,
       timeout: 240_000,
@@ -66,6 +56,7 @@ export default defineConfig({
       // shell might set, so this build really has no DSN.
       env: {
         ...quietEnv,
+        PORT: '3101',
         NEXT_DIST_DIR: '.next-bare',
         NEXT_PUBLIC_SENTRY_DSN: '',
         SENTRY_DSN: '',

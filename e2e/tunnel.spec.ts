@@ -1,14 +1,6 @@
+import { errorEnvelope as envelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
 import { SENTRY_DSN } from './support/servers';
-
-function envelope(dsn: string, message: string): string {
-  const eventId = crypto.randomUUID().replaceAll('-', '');
-  return [
-    JSON.stringify({ event_id: eventId, dsn, sent_at: new Date().toISOString() }),
-    JSON.stringify({ type: 'event' }),
-    JSON.stringify({ event_id: eventId, message, platform: 'javascript' }),
-  ].join('\n');
-}
 
 const foreignDsns = {
   'another host': 'https://e2e0public0key@o1.ingest.sentry.io/1',

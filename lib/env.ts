@@ -25,6 +25,13 @@ const flag = optionalString.pipe(
     .optional(),
 );
 
+const positiveInt = (fallback: number, min: number) =>
+  optionalString
+    .transform((value) => value ?? String(fallback))
+    .pipe(
+      z.coerce.number<string>().int(`must be a whole number of at least ${min}`).min(min, `must be at least ${min}`),
+    );
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   NEXT_PUBLIC_SENTRY_DSN: dsn,
@@ -48,6 +55,12 @@ const schema = z.object({
       .optional(),
   ),
   ENABLE_SENTRY_EXAMPLES: flag,
+  SENTRY_TUNNEL_MAX_BYTES: positiveInt(1024 * 1024, 1024),
+  SENTRY_TUNNEL_TIMEOUT_MS: positiveInt(5_000, 100),
+  SENTRY_TUNNEL_RATE_LIMIT: positiveInt(120, 1),
+  SENTRY_TUNNEL_SPOOL_DIR: optionalString,
+  SENTRY_TUNNEL_SPOOL_MAX_BYTES: positiveInt(50 * 1024 * 1024, 0),
+  TRUST_PROXY: flag,
   NEXT_DIST_DIR: optionalString.pipe(
     z
       .string()
@@ -88,6 +101,12 @@ export const env = parseEnv({
   SENTRY_RELEASE: process.env.SENTRY_RELEASE,
   DEPLOYMENT_ID: process.env.DEPLOYMENT_ID,
   ENABLE_SENTRY_EXAMPLES: process.env.ENABLE_SENTRY_EXAMPLES,
+  SENTRY_TUNNEL_MAX_BYTES: process.env.SENTRY_TUNNEL_MAX_BYTES,
+  SENTRY_TUNNEL_TIMEOUT_MS: process.env.SENTRY_TUNNEL_TIMEOUT_MS,
+  SENTRY_TUNNEL_RATE_LIMIT: process.env.SENTRY_TUNNEL_RATE_LIMIT,
+  SENTRY_TUNNEL_SPOOL_DIR: process.env.SENTRY_TUNNEL_SPOOL_DIR,
+  SENTRY_TUNNEL_SPOOL_MAX_BYTES: process.env.SENTRY_TUNNEL_SPOOL_MAX_BYTES,
+  TRUST_PROXY: process.env.TRUST_PROXY,
   NEXT_DIST_DIR: process.env.NEXT_DIST_DIR,
   SENTRY_AUTH_TOKEN: process.env.SENTRY_AUTH_TOKEN,
   SENTRY_ORG: process.env.SENTRY_ORG,

@@ -9,6 +9,8 @@ const port = Number(process.argv[2] ?? 3199);
 
 /** @type {Array<{ project: string, userAgent: string, header: unknown, items: Array<{ header: Record<string, unknown>, payload: unknown }> }>} */
 let received = [];
+/** How ingest behaves: healthy, or down (answering `status`), or slow (`delayMs` before answering). */
+let mode = { status: 200, delayMs: 0 };
 
 function decode(body, encoding) {
   if (encoding === 'gzip') return gunzipSync(body);
@@ -40,9 +42,19 @@ const server = createServer(async (request, response) => {
   const ingest = url.pathname.match(/^\/api\/(\d+)\/envelope\/?$/);
 
   if (ingest && request.method === 'POST') {
+    const body = await readBody(request);
+    let isAbandoned = false;
+    response.on('close', () => {
+      isAbandoned = !response.writableFinished;
+    });
+    if (mode.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, mode.delayMs));
+    // A sender that gave up on a slow ingest (the tunnel's timeout) did not deliver anything.
+    if (isAbandoned) return;
+    if (mode.status !== 200) {
+      return send(response, mode.status, { detail: 'ingest is down (sink mode)' });
+    }
     try {
-      const body = decode(await readBody(request), request.headers['content-encoding']);
-      const [header, items] = parseEnvelope(body);
+      const [header, items] = parseEnvelope(decode(body, request.headers['content-encoding']));
       received.push({
         project: ingest[1] ?? '',
         userAgent: String(request.headers['user-agent'] ?? ''),
@@ -70,6 +82,11 @@ const server = createServer(async (request, response) => {
     response.writeHead(200, { 'content-type': 'text/javascript' });
     response.end('throw new Error("secret detail from another origin");');
     return;
+  }
+
+  if (url.pathname === '/__sink/mode' && request.method === 'PUT') {
+    mode = { status: 200, delayMs: 0, ...JSON.parse((await readBody(request)).toString() || '{}') };
+    return send(response, 200, mode);
   }
 
   if (url.pathname === '/health') return send(response, 200, { ok: true });

@@ -13,8 +13,10 @@ export const test = base.extend<Fixtures>({
   // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern
   sink: async ({}, use) => {
     const sink = new EnvelopeSink();
+    await sink.setMode();
     await sink.clear();
     await use(sink);
+    await sink.setMode();
   },
   sinkRequestsFromBrowser: async ({ context }, use) => {
     const seen: Request[] = [];

@@ -17,6 +17,12 @@ export class EnvelopeSink {
     expect(response.ok).toBe(true);
   }
 
+  /** Makes ingest answer `status` (503: down), or answer only after `delayMs`; no argument: healthy. */
+  async setMode(mode: { status?: number; delayMs?: number } = {}): Promise<void> {
+    const response = await fetch(`${SINK_URL}/__sink/mode`, { method: 'PUT', body: JSON.stringify(mode) });
+    expect(response.ok).toBe(true);
+  }
+
   async envelopes(): Promise<ReceivedEnvelope[]> {
     const response = await fetch(`${SINK_URL}/__sink/envelopes`);
     return (await response.json()) as ReceivedEnvelope[];

@@ -1,4 +1,9 @@
-import { type BrowserOptions, spotlightBrowserIntegration } from '@sentry/nextjs';
+import {
+  type BrowserOptions,
+  makeBrowserOfflineTransport,
+  makeFetchTransport,
+  spotlightBrowserIntegration,
+} from '@sentry/nextjs';
 import { isReportingEnabled, type ReportingSettings, sharedSentryOptions } from '@/lib/observability/sentry-options';
 
 /** Same-origin path the browser posts its envelopes to; app/monitoring/route.ts forwards them. */
@@ -13,6 +18,9 @@ export function browserSentryOptions(settings: ReportingSettings): BrowserOption
   return {
     ...sharedSentryOptions(settings),
     tunnel: settings.dsn === undefined ? undefined : TUNNEL_PATH,
+    // Envelopes that cannot be sent (offline, network error) wait in IndexedDB and go out when the
+    // browser is back online, or on the next page load.
+    transport: (options) => makeBrowserOfflineTransport(makeFetchTransport)({ ...options, flushAtStartup: true }),
     integrations: spotlightUrl === undefined ? [] : [spotlightBrowserIntegration({ sidecarUrl: spotlightUrl })],
   };
 }

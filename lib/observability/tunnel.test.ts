@@ -1,8 +1,13 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { forwardEnvelope, type TunnelOptions } from '@/lib/observability/tunnel';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EnvelopeSpool } from '@/lib/observability/envelope-spool';
+import { RateLimiter } from '@/lib/observability/rate-limiter';
+import { deliverToIngest, forwardEnvelope, type TunnelOptions } from '@/lib/observability/tunnel';
 
-type Received = { url: string; headers: IncomingHttpHeaders; body: string };
+type Received = { url: string; headers: IncomingHttpHeaders; body: string; status: number };
 
 // A real ingest stand-in on loopback, so forwarding goes over HTTP as in production.
 let upstream: Server;
@@ -16,7 +21,12 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      received.push({ url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString() });
+      received.push({
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString(),
+        status: answer.status,
+      });
       response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       response.end('{"id":"abc"}');
     });
@@ -38,8 +48,8 @@ function envelopeFor(dsn: string, message = 'hello'): string {
   return `${JSON.stringify({ event_id: 'a'.repeat(32), dsn })}\n{"type":"event"}\n${JSON.stringify({ message })}`;
 }
 
-function post(body: BodyInit, headers: Record<string, string> = {}): Request {
-  return new Request('http://app.test/monitoring', { method: 'POST', body, headers });
+function post(body: BodyInit, headers: Record<string, string> = {}, path = '/monitoring'): Request {
+  return new Request(`http://app.test${path}`, { method: 'POST', body, headers });
 }
 
 describe('the tunnel', () => {
@@ -103,5 +113,105 @@ describe('the tunnel', () => {
     expect(unreachable.status).toBe(502);
     const off = await forwardEnvelope(post(envelopeFor(ownDsn)), { ...options, dsn: undefined });
     expect(off.status).toBe(404);
+  });
+
+  it('refuses a DSN smuggled in the query string or in a second header line with 403', async () => {
+    const viaQuery = await forwardEnvelope(
+      post(envelopeFor(ownDsn), {}, `/monitoring?dsn=${encodeURIComponent('https://k@o1.ingest.sentry.io/9')}`),
+      options,
+    );
+    expect(viaQuery.status).toBe(403);
+    const secondLine = `${JSON.stringify({ dsn: ownDsn })}\n${JSON.stringify({ dsn: 'https://k@evil.example/9' })}\n{}`;
+    expect((await forwardEnvelope(post(secondLine), options)).status).toBe(403);
+    expect(received).toEqual([]);
+  });
+
+  it.each([
+    ['a compressed body', { 'content-encoding': 'gzip' }],
+    ['a form post', { 'content-type': 'application/x-www-form-urlencoded' }],
+    ['JSON', { 'content-type': 'application/json' }],
+  ])('refuses %s with 415', async (_, headers) => {
+    expect((await forwardEnvelope(post(envelopeFor(ownDsn), headers), options)).status).toBe(415);
+    expect(received).toEqual([]);
+  });
+
+  it('accepts what browser SDKs send: text/plain, the envelope type, or no type', async () => {
+    for (const contentType of ['text/plain;charset=UTF-8', 'application/x-sentry-envelope', undefined]) {
+      const headers: Record<string, string> = contentType ? { 'content-type': contentType } : {};
+      const request = new Request('http://app.test/monitoring', {
+        method: 'POST',
+        body: new TextEncoder().encode(envelopeFor(ownDsn)),
+        headers,
+      });
+      expect((await forwardEnvelope(request, options)).status).toBe(200);
+    }
+    expect(received).toHaveLength(3);
+  });
+
+  it('caps each client, not everyone, and says when to retry', async () => {
+    const limited = { ...options, limiter: new RateLimiter(2, 60_000) };
+    const statuses = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      statuses.push((await forwardEnvelope(post(envelopeFor(ownDsn)), limited, 'client-a')).status);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    const refused = await forwardEnvelope(post(envelopeFor(ownDsn)), limited, 'client-a');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await forwardEnvelope(post(envelopeFor(ownDsn)), limited, 'client-b')).status).toBe(200);
+    expect(received).toHaveLength(3);
+  });
+
+  describe('with a spool', () => {
+    let dir: string;
+    let spool: EnvelopeSpool;
+
+    beforeEach(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'tunnel-spool-'));
+      spool = new EnvelopeSpool({
+        dir,
+        maxBytes: 2_000,
+        maxAgeMs: 60_000,
+        deliver: (body) => deliverToIngest(ownDsn, body, 2_000),
+        minBackoffMs: 10,
+        maxBackoffMs: 20,
+      });
+    });
+
+    afterEach(async () => {
+      await spool.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('takes envelopes while ingest answers 5xx, and delivers them in order when it recovers', async () => {
+      answer = { status: 503 };
+      for (const message of ['one', 'two']) {
+        const response = await forwardEnvelope(post(envelopeFor(ownDsn, message)), { ...options, spool });
+        expect(response.status).toBe(200);
+        expect(response.headers.get('x-tunnel-spooled')).toBe('1');
+      }
+      answer = { status: 200 };
+      await vi.waitFor(() => expect(spool.stats.delivered).toBe(2));
+      const accepted = received.filter((request) => request.status === 200);
+      expect(accepted.map((request) => JSON.parse(request.body.split('\n')[2] ?? '{}').message)).toEqual([
+        'one',
+        'two',
+      ]);
+    });
+
+    it('answers 503 with Retry-After when the spool is full, rather than dropping silently', async () => {
+      answer = { status: 503 };
+      const big = envelopeFor(ownDsn, 'x'.repeat(1_500));
+      expect((await forwardEnvelope(post(big), { ...options, spool })).status).toBe(200);
+      const full = await forwardEnvelope(post(big), { ...options, spool });
+      expect(full.status).toBe(503);
+      expect(full.headers.get('retry-after')).toBe('60');
+    });
+
+    it('keeps envelopes when ingest cannot be reached at all', async () => {
+      const unreachable = 'http://publickey@127.0.0.1:1/7';
+      const response = await forwardEnvelope(post(envelopeFor(unreachable)), { ...options, dsn: unreachable, spool });
+      expect(response.status).toBe(200);
+      expect(spool.stats.pending).toBe(1);
+    });
   });
 });

@@ -1,24 +1,33 @@
 import 'server-only';
 import { type DsnComponents, getEnvelopeEndpointWithUrlEncodedAuth, makeDsn, parseEnvelope } from '@sentry/core';
+import type { DeliveryResult, EnvelopeSpool } from '@/lib/observability/envelope-spool';
+import type { RateLimiter } from '@/lib/observability/rate-limiter';
 
 export type TunnelOptions = {
   /** The only DSN whose envelopes are forwarded; undefined turns the tunnel off. */
   dsn: string | undefined;
   maxBodyBytes: number;
   upstreamTimeoutMs: number;
+  /** Per-client cap on tunnel requests. */
+  limiter?: RateLimiter;
+  /** Where envelopes wait while ingest is down; without one, the failure is answered as is. */
+  spool?: EnvelopeSpool;
 };
 
 // Headers through which ingest tells the SDK to back off; the browser SDK honours them.
 const PASSED_THROUGH_HEADERS = ['retry-after', 'x-sentry-rate-limits'];
+// What a browser SDK sends: fetch sets text/plain for a string body, sendBeacon none at all.
+const ACCEPTED_CONTENT_TYPES = new Set(['', 'text/plain', 'application/x-sentry-envelope', 'application/octet-stream']);
+const SPOOL_FULL_RETRY_AFTER_SECONDS = 60;
 
-function textResponse(status: number, reason: string, headers: HeadersInit = {}): Response {
+function textResponse(status: number, reason: string, headers: Record<string, string> = {}): Response {
   return new Response(reason, { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } });
 }
 
 class BodyTooLargeError extends Error {}
 
 /** Reads at most `maxBytes` of the body, without buffering past the cap. */
-async function readBodyCapped(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
+async function readBodyCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBytes) {
     throw new BodyTooLargeError();
@@ -54,34 +63,120 @@ function isSameProject(a: DsnComponents, b: DsnComponents): boolean {
   );
 }
 
-/** The DSN named in an envelope's header, or a reason the body is not an envelope. */
-function envelopeDsn(body: Uint8Array<ArrayBuffer>): { dsn: string } | { invalid: string } {
+/**
+ * Why an envelope may not go to our project, or undefined when it may. Its header must name our
+ * DSN, and no item header may name a DSN at all: a relay further on could honour a second one.
+ */
+function refusalOf(body: Uint8Array, ownDsn: DsnComponents): { status: 400 | 403; reason: string } | undefined {
   if (body.byteLength === 0) {
-    return { invalid: 'Empty body: expected a Sentry envelope' };
+    return { status: 400, reason: 'Empty body: expected a Sentry envelope' };
   }
-  let header: { dsn?: unknown } | undefined;
+  let header: unknown;
+  let items: [unknown, unknown][];
   try {
-    [header] = parseEnvelope(body);
+    [header, items] = parseEnvelope(body) as [unknown, [unknown, unknown][]];
   } catch {
-    return { invalid: 'Malformed body: expected a Sentry envelope' };
+    return { status: 400, reason: 'Malformed body: expected a Sentry envelope' };
   }
-  if (typeof header !== 'object' || header === null || typeof header.dsn !== 'string') {
-    return { invalid: 'Envelope header names no DSN' };
+  if (typeof header !== 'object' || header === null || Array.isArray(header) || !('dsn' in header)) {
+    return { status: 400, reason: 'Envelope header names no DSN' };
   }
-  return { dsn: header.dsn };
+  const dsn = typeof header.dsn === 'string' ? makeDsn(header.dsn) : undefined;
+  if (dsn === undefined || !isSameProject(dsn, ownDsn)) {
+    return { status: 403, reason: 'Envelope is not for this project' };
+  }
+  if (items.some(([itemHeader]) => typeof itemHeader === 'object' && itemHeader !== null && 'dsn' in itemHeader)) {
+    return { status: 403, reason: 'Envelope names a second DSN' };
+  }
+  return undefined;
+}
+
+type IngestAnswer = { response: Response } | { failure: 'timeout' | 'unreachable' };
+
+async function sendToIngest(ownDsn: DsnComponents, body: Uint8Array, timeoutMs: number): Promise<IngestAnswer> {
+  try {
+    const response = await fetch(getEnvelopeEndpointWithUrlEncodedAuth(ownDsn), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-sentry-envelope' },
+      body: body as Uint8Array<ArrayBuffer>,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    return { response };
+  } catch (error) {
+    return { failure: error instanceof DOMException && error.name === 'TimeoutError' ? 'timeout' : 'unreachable' };
+  }
+}
+
+/** Ingest is down for now: worth keeping the envelope and trying again later. */
+function isIngestDown(answer: IngestAnswer): boolean {
+  return 'failure' in answer || answer.response.status >= 500;
+}
+
+/** How the spool should treat one delivery attempt. */
+export async function deliverToIngest(ownDsn: string, body: Uint8Array, timeoutMs: number): Promise<DeliveryResult> {
+  const dsn = makeDsn(ownDsn);
+  if (dsn === undefined) {
+    return { outcome: 'rejected' };
+  }
+  const answer = await sendToIngest(dsn, body, timeoutMs);
+  if ('failure' in answer) {
+    return { outcome: 'retry' };
+  }
+  await answer.response.body?.cancel();
+  const { status, headers } = answer.response;
+  if (status === 429) {
+    const retryAfterSeconds = Number(headers.get('retry-after'));
+    return {
+      outcome: 'retry',
+      retryAfterMs: Number.isFinite(retryAfterSeconds) ? retryAfterSeconds * 1_000 : undefined,
+    };
+  }
+  if (status >= 500) {
+    return { outcome: 'retry' };
+  }
+  return status < 300 ? { outcome: 'delivered' } : { outcome: 'rejected' };
+}
+
+async function spoolOrRefuse(spool: EnvelopeSpool, body: Uint8Array): Promise<Response> {
+  if ((await spool.enqueue(body)) === 'full') {
+    return textResponse(503, 'Sentry is unreachable and the spool is full', {
+      'retry-after': String(SPOOL_FULL_RETRY_AFTER_SECONDS),
+    });
+  }
+  // The SDK wants a 2xx and reads nothing from the body.
+  return new Response('{}', { status: 200, headers: { 'content-type': 'application/json', 'x-tunnel-spooled': '1' } });
 }
 
 /**
  * Forwards a browser's envelope to our own Sentry project and nowhere else: the target is always
  * the configured DSN, and an envelope naming any other DSN is refused, so this is no open relay.
+ * While ingest is down, envelopes wait in the spool and the browser is told they were taken.
  */
-export async function forwardEnvelope(request: Request, options: TunnelOptions): Promise<Response> {
+export async function forwardEnvelope(request: Request, options: TunnelOptions, client = 'unknown'): Promise<Response> {
   const ownDsn = options.dsn === undefined ? undefined : makeDsn(options.dsn);
   if (ownDsn === undefined) {
     return textResponse(404, 'Error reporting is not configured');
   }
+  // Sentry's own rewrite tunnel reads the target project from the query; ours takes none.
+  if (new URL(request.url).search !== '') {
+    return textResponse(403, 'The tunnel takes no query parameters');
+  }
+  const verdict = options.limiter?.take(client);
+  if (verdict && !verdict.allowed) {
+    return textResponse(429, 'Too many error reports from this client', {
+      'retry-after': String(Math.ceil(verdict.retryAfterMs / 1_000)),
+    });
+  }
+  const encoding = request.headers.get('content-encoding')?.trim().toLowerCase() ?? 'identity';
+  if (encoding !== 'identity') {
+    return textResponse(415, 'Compressed bodies are not accepted');
+  }
+  const contentType = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (!ACCEPTED_CONTENT_TYPES.has(contentType)) {
+    return textResponse(415, `Content type ${contentType} is not a Sentry envelope`);
+  }
 
-  let body: Uint8Array<ArrayBuffer>;
+  let body: Uint8Array;
   try {
     body = await readBodyCapped(request, options.maxBodyBytes);
   } catch (error) {
@@ -90,38 +185,36 @@ export async function forwardEnvelope(request: Request, options: TunnelOptions):
     }
     return textResponse(400, 'Could not read the request body');
   }
-
-  const parsed = envelopeDsn(body);
-  if ('invalid' in parsed) {
-    return textResponse(400, parsed.invalid);
-  }
-  const envelopeDsnComponents = makeDsn(parsed.dsn);
-  if (envelopeDsnComponents === undefined || !isSameProject(envelopeDsnComponents, ownDsn)) {
-    return textResponse(403, 'Envelope is not for this project');
+  const refusal = refusalOf(body, ownDsn);
+  if (refusal) {
+    return textResponse(refusal.status, refusal.reason);
   }
 
-  let upstream: Response;
-  try {
-    upstream = await fetch(getEnvelopeEndpointWithUrlEncodedAuth(ownDsn), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-sentry-envelope' },
-      body,
-      signal: AbortSignal.timeout(options.upstreamTimeoutMs),
-    });
-  } catch (error) {
-    const isTimeout = error instanceof DOMException && error.name === 'TimeoutError';
-    return isTimeout
+  const { spool } = options;
+  // Later envelopes queue behind earlier ones, so ingest receives them in order.
+  if (spool?.hasPending) {
+    return spoolOrRefuse(spool, body);
+  }
+  const answer = await sendToIngest(ownDsn, body, options.upstreamTimeoutMs);
+  if (spool && isIngestDown(answer)) {
+    if ('response' in answer) {
+      await answer.response.body?.cancel();
+    }
+    return spoolOrRefuse(spool, body);
+  }
+  if ('failure' in answer) {
+    return answer.failure === 'timeout'
       ? textResponse(504, 'Sentry did not answer in time')
       : textResponse(502, 'Sentry could not be reached');
   }
-
+  const { response } = answer;
   // The body is ingest's own short JSON answer (the event id); passing it keeps SDK debugging honest.
-  const headers = new Headers({ 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+  const headers = new Headers({ 'content-type': response.headers.get('content-type') ?? 'application/json' });
   for (const name of PASSED_THROUGH_HEADERS) {
-    const value = upstream.headers.get(name);
+    const value = response.headers.get(name);
     if (value !== null) {
       headers.set(name, value);
     }
   }
-  return new Response(await upstream.arrayBuffer(), { status: upstream.status, headers });
+  return new Response(await response.arrayBuffer(), { status: response.status, headers });
 }

@@ -1,0 +1,70 @@
+import { type AppProcess, removeSpool, startApp } from './support/app-process';
+import { errorEnvelope } from './support/envelopes';
+import { expect, test } from './support/fixtures';
+import { SENTRY_DSN } from './support/servers';
+import { exceptionValue } from './support/sink';
+
+// Each test starts its own instance of the production build, so it can stop it.
+test.describe.configure({ timeout: 90_000 });
+
+let app: AppProcess | undefined;
+test.afterEach(async () => {
+  await app?.stop('SIGKILL');
+  app = undefined;
+});
+
+test('one client over its cap gets 429 with Retry-After, and nothing more is forwarded', async ({ sink }) => {
+  await removeSpool('limit');
+  app = await startApp(3102, 'limit', { SENTRY_TUNNEL_RATE_LIMIT: '3' });
+  const statuses: number[] = [];
+  let retryAfter: string | null = null;
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const response = await fetch(`${app.url}/monitoring`, {
+      method: 'POST',
+      body: errorEnvelope(SENTRY_DSN, `attempt ${attempt}`),
+    });
+    statuses.push(response.status);
+    retryAfter = response.headers.get('retry-after') ?? retryAfter;
+  }
+  expect(statuses).toEqual([200, 200, 200, 429, 429]);
+  expect(Number(retryAfter)).toBeGreaterThan(0);
+  expect((await sink.errorEvents()).map((event) => event.message).sort()).toEqual([
+    'attempt 1',
+    'attempt 2',
+    'attempt 3',
+  ]);
+});
+
+test('on SIGTERM the server finishes requests in flight, flushes the last error and exits 0', async ({ sink }) => {
+  await removeSpool('shutdown');
+  app = await startApp(3103, 'shutdown');
+
+  // A tunnel request held open by a slow ingest is in flight when the signal arrives.
+  await sink.setMode({ delayMs: 1_500 });
+  const inFlight = fetch(`${app.url}/monitoring`, { method: 'POST', body: errorEnvelope(SENTRY_DSN, 'in flight') });
+  const apiError = await fetch(`${app.url}/api/sentry-example-api`);
+  expect(apiError.status).toBe(500);
+
+  const exitCode = await app.stop('SIGTERM');
+  expect(exitCode, app.output()).toBe(0);
+  expect((await inFlight).status).toBe(200);
+  const events = await sink.errorEvents();
+  expect(events.map(exceptionValue)).toContain('Sentry example error thrown by an API route');
+  expect(events.map((event) => event.message)).toContain('in flight');
+});
+
+test('envelopes kept while ingest was down are delivered after the server restarts', async ({ sink }) => {
+  await removeSpool('restart');
+  await sink.setMode({ status: 503 });
+  app = await startApp(3104, 'restart');
+  const response = await fetch(`${app.url}/monitoring`, {
+    method: 'POST',
+    body: errorEnvelope(SENTRY_DSN, 'kept across a restart'),
+  });
+  expect(response.headers.get('x-tunnel-spooled')).toBe('1');
+  expect(await app.stop('SIGTERM')).toBe(0);
+
+  await sink.setMode();
+  app = await startApp(3104, 'restart');
+  await sink.waitForErrorEvent((event) => event.message === 'kept across a restart', 20_000);
+});

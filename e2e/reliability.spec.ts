@@ -1,0 +1,74 @@
+import { errorEnvelope } from './support/envelopes';
+import { expect, test } from './support/fixtures';
+import { SENTRY_DSN } from './support/servers';
+import { exceptionValue } from './support/sink';
+
+test('errors captured while the browser is offline are delivered once it is back online', async ({
+  page,
+  context,
+  sink,
+}) => {
+  await page.goto('/about');
+  await context.setOffline(true);
+  const failedSend = page.waitForEvent('requestfailed', (request) => request.url().endsWith('/monitoring'));
+  await page.evaluate(() => {
+    setTimeout(() => {
+      throw new Error('thrown while offline');
+    });
+  });
+  await failedSend;
+  expect((await sink.errorEvents()).map(exceptionValue)).not.toContain('thrown while offline');
+
+  await context.setOffline(false);
+  await sink.waitForErrorEvent((event) => exceptionValue(event) === 'thrown while offline');
+});
+
+test('while ingest is down the tunnel keeps envelopes and delivers them in order when it is back', async ({
+  request,
+  sink,
+}) => {
+  await sink.setMode({ status: 503 });
+  for (const message of ['down 1', 'down 2', 'down 3']) {
+    const response = await request.post('/monitoring', { data: errorEnvelope(SENTRY_DSN, message) });
+    expect(response.status(), message).toBe(200);
+    expect(response.headers()['x-tunnel-spooled']).toBe('1');
+  }
+  expect(await sink.errorEvents()).toEqual([]);
+
+  await sink.setMode();
+  await expect
+    .poll(async () => (await sink.errorEvents()).map((event) => event.message), { timeout: 20_000 })
+    .toEqual(['down 1', 'down 2', 'down 3']);
+});
+
+test('a browser error captured while ingest is down arrives once it is back', async ({ page, sink }) => {
+  await sink.setMode({ status: 503 });
+  await page.goto('/sentry-example-page');
+  const tunnelAnswer = page.waitForResponse((response) => response.url().endsWith('/monitoring'));
+  await page.getByRole('button', { name: 'Throw client error' }).click();
+  expect((await tunnelAnswer).status()).toBe(200);
+
+  await sink.setMode();
+  await sink.waitForErrorEvent(
+    (event) => exceptionValue(event) === 'Sentry example error thrown in the browser',
+    20_000,
+  );
+});
+
+test('an ingest that hangs does not hold the browser: the tunnel answers within its timeout', async ({
+  request,
+  sink,
+}) => {
+  await sink.setMode({ delayMs: 60_000 });
+  const response = await request.post('/monitoring', {
+    data: errorEnvelope(SENTRY_DSN, 'sent while ingest hangs'),
+    timeout: 10_000,
+  });
+  expect(response.status()).toBe(200);
+  expect(response.headers()['x-tunnel-spooled']).toBe('1');
+  // Pages do not wait on ingest at all.
+  expect((await request.get('/status')).status()).toBe(200);
+
+  await sink.setMode();
+  await sink.waitForErrorEvent((event) => event.message === 'sent while ingest hangs', 25_000);
+});

@@ -1,0 +1,48 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { expect } from '@playwright/test';
+import { appRunEnv } from './servers';
+
+export type AppProcess = {
+  url: string;
+  /** Sends `signal` and resolves with the exit code once the process has ended. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  output(): string;
+};
+
+/** Another instance of the production build on APP_URL, on its own port, with its own spool. */
+export async function startApp(port: number, spoolName: string, env: Record<string, string> = {}): Promise<AppProcess> {
+  const child: ChildProcess = spawn('node', ['server.mjs'], {
+    env: { ...process.env, ...appRunEnv(spoolName), PORT: String(port), HOSTNAME: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  await expect
+    .poll(async () => (await fetch(`${url}/about`).catch(() => undefined))?.status, {
+      timeout: 30_000,
+      message: `waiting for the app on port ${port}\n${output}`,
+    })
+    .toBe(200);
+  return {
+    url,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) {
+        child.kill(signal);
+      }
+      return exited;
+    },
+    output: () => output,
+  };
+}
+
+export async function removeSpool(spoolName: string): Promise<void> {
+  await rm(appRunEnv(spoolName).SENTRY_TUNNEL_SPOOL_DIR ?? '', { recursive: true, force: true });
+}

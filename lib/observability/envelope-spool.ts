@@ -1,0 +1,177 @@
+import 'server-only';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseEnvelope } from '@sentry/core';
+
+export type DeliveryResult =
+  | { outcome: 'delivered' }
+  | { outcome: 'retry'; retryAfterMs?: number }
+  | { outcome: 'rejected' };
+
+export type SpoolOptions = {
+  dir: string;
+  maxBytes: number;
+  /** Envelopes older than this are dropped, not sent: ingest would refuse them. */
+  maxAgeMs: number;
+  deliver: (body: Uint8Array) => Promise<DeliveryResult>;
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  now?: () => number;
+};
+
+export type SpoolStats = {
+  pending: number;
+  pendingBytes: number;
+  delivered: number;
+  droppedTooOld: number;
+  droppedCorrupt: number;
+  rejected: number;
+};
+
+type Entry = { name: string; size: number; createdAt: number };
+type Outcome = 'delivered' | 'droppedTooOld' | 'droppedCorrupt' | 'rejected';
+
+const SUFFIX = '.envelope';
+
+/**
+ * Envelopes that could not reach ingest, kept on disk and delivered in order when it is back, also
+ * after a restart (like Relay's own spool). Each envelope is one file, written under a temporary
+ * name and renamed into place, so a crash mid-write leaves at most a stray temporary file, which
+ * the next start removes; a file that still does not parse is dropped and counted, never retried.
+ */
+export class EnvelopeSpool {
+  readonly #options: Required<SpoolOptions>;
+  #entries: Entry[] = [];
+  #bytes = 0;
+  #sequence = 0;
+  #closed = false;
+  #draining: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+  readonly #ready: Promise<void>;
+  readonly #counts: Record<Outcome, number> = { delivered: 0, droppedTooOld: 0, droppedCorrupt: 0, rejected: 0 };
+
+  constructor(options: SpoolOptions) {
+    this.#options = { minBackoffMs: 1_000, maxBackoffMs: 60_000, now: Date.now, ...options };
+    this.#ready = this.#load();
+  }
+
+  /** Resolves once the envelopes left by an earlier run are known. */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  get hasPending(): boolean {
+    return this.#entries.length > 0;
+  }
+
+  get stats(): SpoolStats {
+    return { pending: this.#entries.length, pendingBytes: this.#bytes, ...this.#counts };
+  }
+
+  /** Keeps an envelope for later delivery; 'full' when it does not fit in the size bound. */
+  async enqueue(body: Uint8Array): Promise<'queued' | 'full'> {
+    await this.#ready;
+    if (this.#closed || this.#bytes + body.byteLength > this.#options.maxBytes) {
+      return 'full';
+    }
+    const createdAt = this.#options.now();
+    // Time first, so names sort in arrival order across restarts too.
+    const name = `${String(createdAt).padStart(15, '0')}-${String(this.#sequence++).padStart(9, '0')}-${randomBytes(4).toString('hex')}${SUFFIX}`;
+    const path = join(this.#options.dir, name);
+    // Counted before the write, so concurrent enqueues cannot overshoot the bound together.
+    this.#bytes += body.byteLength;
+    try {
+      await writeFile(`${path}.tmp`, body, { flush: true });
+      await rename(`${path}.tmp`, path);
+    } catch (error) {
+      this.#bytes -= body.byteLength;
+      await rm(`${path}.tmp`, { force: true });
+      throw error;
+    }
+    this.#entries.push({ name, size: body.byteLength, createdAt });
+    this.#startDraining();
+    return 'queued';
+  }
+
+  /** Starts delivering what an earlier run left behind. */
+  start(): void {
+    void this.#ready.then(() => this.#startDraining());
+  }
+
+  /** Stops delivering after the envelope in flight; what is still pending stays on disk. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#wake?.();
+    await this.#draining;
+  }
+
+  async #load(): Promise<void> {
+    await mkdir(this.#options.dir, { recursive: true });
+    for (const name of (await readdir(this.#options.dir)).sort()) {
+      const path = join(this.#options.dir, name);
+      if (name.endsWith('.tmp')) {
+        await rm(path, { force: true });
+      } else if (name.endsWith(SUFFIX)) {
+        const { size } = await stat(path);
+        this.#entries.push({ name, size, createdAt: Number.parseInt(name, 10) || 0 });
+        this.#bytes += size;
+      }
+    }
+  }
+
+  #startDraining(): void {
+    if (this.#draining === undefined && !this.#closed && this.hasPending) {
+      this.#draining = this.#drain().finally(() => {
+        this.#draining = undefined;
+        this.#startDraining();
+      });
+    }
+  }
+
+  async #drain(): Promise<void> {
+    let backoffMs = this.#options.minBackoffMs;
+    for (let entry = this.#entries[0]; entry !== undefined && !this.#closed; entry = this.#entries[0]) {
+      if (this.#options.now() - entry.createdAt > this.#options.maxAgeMs) {
+        await this.#remove(entry, 'droppedTooOld');
+        continue;
+      }
+      let body: Uint8Array;
+      try {
+        body = await readFile(join(this.#options.dir, entry.name));
+        parseEnvelope(body);
+      } catch {
+        await this.#remove(entry, 'droppedCorrupt');
+        continue;
+      }
+      const result = await this.#options.deliver(body).catch((): DeliveryResult => ({ outcome: 'retry' }));
+      if (result.outcome !== 'retry') {
+        await this.#remove(entry, result.outcome);
+        backoffMs = this.#options.minBackoffMs;
+        continue;
+      }
+      // Full jitter keeps many instances from retrying in step when ingest comes back.
+      await this.#sleep(result.retryAfterMs ?? backoffMs * (0.5 + Math.random() / 2));
+      backoffMs = Math.min(backoffMs * 2, this.#options.maxBackoffMs);
+    }
+  }
+
+  async #remove(entry: Entry, outcome: Outcome): Promise<void> {
+    await rm(join(this.#options.dir, entry.name), { force: true });
+    this.#entries = this.#entries.filter((candidate) => candidate !== entry);
+    this.#bytes -= entry.size;
+    this.#counts[outcome] += 1;
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      // A process that is otherwise done does not wait for a retry.
+      timer.unref();
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}

@@ -1,0 +1,54 @@
+// `npm start`: Next's production server, with a shutdown that loses nothing. On SIGTERM or SIGINT
+// it stops accepting connections, lets requests in flight finish, flushes pending Sentry events
+// and stops the tunnel's spool (lib/observability/lifecycle.ts), then exits 0, all within
+// SHUTDOWN_TIMEOUT_MS. (`next start` exits 143 without flushing.) Plain JavaScript because it runs
+// before anything is compiled; PORT and HOSTNAME are read here as `next start` reads them.
+import { createServer } from 'node:http';
+import next from 'next';
+
+const port = Number(process.env.PORT ?? 3000);
+const hostname = process.env.HOSTNAME ?? '0.0.0.0';
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+const FLUSH_TIMEOUT_MS = 2_000;
+// The socket's address, for the tunnel's per-client limit; a client cannot set this header itself.
+const CLIENT_SOCKET_HEADER = 'x-client-socket-address';
+
+const app = next({ dev: false, hostname, port });
+await app.prepare();
+const handle = app.getRequestHandler();
+
+let isShuttingDown = false;
+const server = createServer((request, response) => {
+  request.headers[CLIENT_SOCKET_HEADER] = request.socket.remoteAddress ?? '';
+  if (isShuttingDown) {
+    response.setHeader('connection', 'close');
+  }
+  void handle(request, response);
+});
+
+server.listen(port, hostname, () => {
+  console.log(`▲ Ready on http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`);
+});
+
+async function shutDown(signal) {
+  if (isShuttingDown) return;
+  isShuttingDown = true;
+  console.log(`${signal}: draining requests, then flushing error reports`);
+  setTimeout(() => {
+    console.error('Shutdown took too long; exiting');
+    process.exit(1);
+  }, SHUTDOWN_TIMEOUT_MS).unref();
+
+  const closed = new Promise((resolve) => server.close(resolve));
+  // Keep-alive connections would hold close() open: drop each as soon as it falls idle.
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
+  server.closeIdleConnections();
+  await closed;
+  clearInterval(idleSweep);
+
+  await globalThis[Symbol.for('app.lifecycle.shutdown')]?.(FLUSH_TIMEOUT_MS);
+  process.exit(0);
+}
+
+process.on('SIGTERM', () => void shutDown('SIGTERM'));
+process.on('SIGINT', () => void shutDown('SIGINT'));
