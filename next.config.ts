@@ -2,6 +2,7 @@ import { withSentryConfig } from '@sentry/nextjs/config';
 import type { NextConfig } from 'next';
 import { env } from './lib/env';
 import { resolveBuildRelease } from './lib/observability/build-release';
+import { ACTION_BODY_LIMIT_BYTES } from './lib/security/action-guard';
 
 const release = resolveBuildRelease(env.SENTRY_RELEASE);
 
@@ -17,6 +18,8 @@ const nextConfig: NextConfig = {
   experimental: {
     // The original app's client router cache: dynamic pages reused for 30 s, static for 300 s.
     staleTimes: { dynamic: 30, static: 300 },
+    // proxy.ts refuses larger bodies with 413 before Next would answer 500.
+    serverActions: { bodySizeLimit: ACTION_BODY_LIMIT_BYTES },
   },
 };
 

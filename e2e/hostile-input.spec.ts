@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { errorEnvelope } from './support/envelopes';
+import { expect, test } from './support/fixtures';
+import { APP_URL, SENTRY_DSN } from './support/servers';
+
+// Hostile requests against the production server, each with the answer we document. None may get
+// a 5xx, none may put an event in Sentry, and the app must keep serving.
+
+type Hostile = {
+  name: string;
+  expected: number;
+  path: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+};
+
+const manifest = JSON.parse(readFileSync('.next/server/server-reference-manifest.json', 'utf8')) as {
+  node: Record<string, unknown>;
+};
+const actionId = Object.keys(manifest.node)[0] ?? '';
+const action = (headers: Record<string, string>, body: string | Buffer = '[]') => ({
+  path: '/sentry-example-page',
+  method: 'POST',
+  headers: { 'next-action': actionId, 'content-type': 'text/plain;charset=UTF-8', ...headers },
+  body,
+});
+const gzipBomb = gzipSync(Buffer.alloc(50 * 1024 * 1024));
+const twoMegabytes = Buffer.alloc(2 * 1024 * 1024, 'a');
+const tunnel = (headers: Record<string, string>, body: string | Buffer, path = '/monitoring') => ({
+  path,
+  method: 'POST',
+  headers,
+  body,
+});
+
+const cases: Hostile[] = [
+  { name: 'tunnel: a gzip bomb', expected: 415, ...tunnel({ 'content-encoding': 'gzip' }, gzipBomb) },
+  { name: 'tunnel: a JSON body', expected: 415, ...tunnel({ 'content-type': 'application/json' }, '{}') },
+  {
+    name: 'tunnel: a form post',
+    expected: 415,
+    ...tunnel({ 'content-type': 'multipart/form-data; boundary=x' }, '--x--'),
+  },
+  { name: 'tunnel: a body over 1 MiB', expected: 413, ...tunnel({}, twoMegabytes) },
+  { name: 'tunnel: binary garbage', expected: 400, ...tunnel({}, Buffer.from([0, 159, 146, 150, 10, 255])) },
+  {
+    name: 'tunnel: a DSN in the query string',
+    expected: 403,
+    ...tunnel({}, errorEnvelope(SENTRY_DSN, 'smuggled'), '/monitoring?dsn=https%3A%2F%2Fk%40evil.example%2F9'),
+  },
+  {
+    name: 'tunnel: a second DSN in the next header line',
+    expected: 403,
+    ...tunnel({}, `{"dsn":"${SENTRY_DSN}"}\n{"dsn":"https://k@evil.example/9"}\n{}`),
+  },
+  { name: 'tunnel: PUT', expected: 405, path: '/monitoring', method: 'PUT', body: 'x' },
+  { name: 'action: an unknown id', expected: 409, ...action({ 'next-action': `${'00ff'.repeat(10)}00` }) },
+  { name: 'action: a malformed id', expected: 400, ...action({ 'next-action': '../../etc/passwd' }) },
+  { name: 'action: from a foreign Origin', expected: 403, ...action({ origin: 'https://evil.example' }) },
+  { name: "action: a body over Next's limit", expected: 413, ...action({}, twoMegabytes) },
+  { name: 'action: arguments that are not JSON', expected: 400, ...action({}, '{{{{') },
+  { name: 'action: absurdly nested arguments', expected: 400, ...action({}, '['.repeat(100_000)) },
+  {
+    name: 'action: a broken multipart body',
+    expected: 400,
+    ...action({ 'content-type': 'multipart/form-data; boundary=x' }, 'garbage'),
+  },
+  { name: 'action: a JSON content type', expected: 415, ...action({ 'content-type': 'application/json' }) },
+  { name: 'action: a gzip bomb', expected: 415, ...action({ 'content-encoding': 'gzip' }, gzipBomb) },
+  { name: 'a 20 KB query string', expected: 431, path: `/?${'q'.repeat(20_000)}` },
+  { name: 'a 5 KB path', expected: 404, path: `/${'p'.repeat(5_000)}` },
+  { name: 'an encoded path traversal', expected: 404, path: '/..%2f..%2fetc%2fpasswd' },
+  { name: 'a broken percent-encoding', expected: 404, path: '/%E0%A4%A' },
+  { name: 'a NUL byte in the path', expected: 404, path: '/%00' },
+  { name: 'a 20 KB header', expected: 431, path: '/', headers: { 'x-big': 'h'.repeat(20_000) } },
+  // Many small headers are within Node's limits: the page is served as usual.
+  {
+    name: '300 headers',
+    expected: 200,
+    path: '/',
+    headers: Object.fromEntries(Array.from({ length: 300 }, (_, index) => [`x-flood-${index}`, 'v'])),
+  },
+];
+
+test.describe.configure({ timeout: 60_000 });
+
+test('every hostile request gets its documented answer, no 5xx, and nothing reaches Sentry', async ({
+  request,
+  sink,
+}) => {
+  const answers: string[] = [];
+  for (const hostile of cases) {
+    const response = await request.fetch(`${APP_URL}${hostile.path}`, {
+      method: hostile.method ?? 'GET',
+      headers: hostile.headers,
+      data: hostile.body,
+      maxRedirects: 0,
+    });
+    answers.push(`${hostile.name}: ${response.status()}`);
+  }
+  expect(answers).toEqual(cases.map((hostile) => `${hostile.name}: ${hostile.expected}`));
+
+  // A control error sent last: once it has arrived, anything the hostile requests caused would have too.
+  await request.post('/monitoring', { data: errorEnvelope(SENTRY_DSN, 'control after the hostile requests') });
+  await sink.waitForErrorEvent((event) => event.message === 'control after the hostile requests');
+  expect((await sink.errorEvents()).map((event) => event.message)).toEqual(['control after the hostile requests']);
+  expect((await request.get('/status')).status()).toBe(200);
+});

@@ -1,0 +1,51 @@
+/** Next's default limit for a server action's body, set explicitly in next.config.ts from here. */
+export const ACTION_BODY_LIMIT_BYTES = 1024 * 1024;
+
+// What React's client sends: JSON-encoded arguments as text/plain, FormData as multipart.
+const ACTION_CONTENT_TYPES = new Set(['text/plain', 'multipart/form-data']);
+
+function refuse(status: number, reason: string): Response {
+  return new Response(reason, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+}
+
+/**
+ * Refuses a hostile server-action request with a 4xx before Next's action handler sees it: that
+ * handler answers each of these with a 500 and an error event, so anyone could burn the error
+ * budget. Returns undefined for a request that may go on.
+ */
+export async function refuseBadActionRequest(request: Request): Promise<Response | undefined> {
+  if (request.method !== 'POST') {
+    return undefined;
+  }
+  const origin = request.headers.get('origin');
+  const host = request.headers.get('x-forwarded-host') ?? request.headers.get('host');
+  if (origin !== null && URL.parse(origin)?.host !== host) {
+    return refuse(403, 'Server actions are accepted from this site only');
+  }
+  if (Number(request.headers.get('content-length') ?? 0) > ACTION_BODY_LIMIT_BYTES) {
+    return refuse(413, `Server action bodies are limited to ${ACTION_BODY_LIMIT_BYTES} bytes`);
+  }
+  if (request.headers.get('content-encoding') !== null) {
+    return refuse(415, 'Compressed server action bodies are not accepted');
+  }
+  const contentType = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (!ACTION_CONTENT_TYPES.has(contentType)) {
+    return refuse(415, 'A server action takes text/plain or multipart/form-data');
+  }
+  // A body without Content-Length (chunked) is checked once read; Next hands the proxy at most
+  // `proxyClientMaxBodySize` (10 MB) of it, so this read is bounded too.
+  const body = await request.clone().arrayBuffer();
+  if (body.byteLength > ACTION_BODY_LIMIT_BYTES) {
+    return refuse(413, `Server action bodies are limited to ${ACTION_BODY_LIMIT_BYTES} bytes`);
+  }
+  try {
+    if (contentType === 'text/plain') {
+      JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    } else {
+      await new Response(body, { headers: { 'content-type': request.headers.get('content-type') ?? '' } }).formData();
+    }
+  } catch {
+    return refuse(400, 'Malformed server action arguments');
+  }
+  return undefined;
+}
