@@ -13,6 +13,24 @@ const FLUSH_TIMEOUT_MS = 2_000;
 // The socket's address, for the tunnel's per-client limit; a client cannot set this header itself.
 const CLIENT_SOCKET_HEADER = 'x-client-socket-address';
 
+const TUNNEL_PATH = '/monitoring';
+
+/** The tunnel registered by lib/observability/lifecycle.ts, given Node's request as it is. */
+async function answerTunnel(tunnel, request, response) {
+  const answer = await tunnel({
+    url: request.url ?? '/',
+    headers: {
+      get(name) {
+        const value = request.headers[name];
+        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+      },
+    },
+    body: request,
+  });
+  response.writeHead(answer.status, Object.fromEntries(answer.headers));
+  response.end(Buffer.from(await answer.arrayBuffer()));
+}
+
 const app = next({ dev: false, hostname, port });
 await app.prepare();
 const handle = app.getRequestHandler();
@@ -22,6 +40,14 @@ const server = createServer((request, response) => {
   request.headers[CLIENT_SOCKET_HEADER] = request.socket.remoteAddress ?? '';
   if (isShuttingDown) {
     response.setHeader('connection', 'close');
+  }
+  const tunnel = globalThis[Symbol.for('app.lifecycle.tunnel')];
+  if (tunnel && request.method === 'POST' && request.url?.split('?')[0] === TUNNEL_PATH) {
+    answerTunnel(tunnel, request, response).catch(() => {
+      if (!response.headersSent) response.writeHead(400);
+      response.end();
+    });
+    return;
   }
   void handle(request, response);
 });

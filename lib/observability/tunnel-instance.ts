@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { browserDsn, env } from '@/lib/env';
 import { EnvelopeSpool } from '@/lib/observability/envelope-spool';
 import { RateLimiter } from '@/lib/observability/rate-limiter';
-import { deliverToIngest, forwardEnvelope, type TunnelOptions } from '@/lib/observability/tunnel';
+import { deliverToIngest, forwardEnvelope, type TunnelOptions, type TunnelRequest } from '@/lib/observability/tunnel';
 
 // Relay accepts events up to 30 days old (`max_secs_in_past`); older ones are not worth sending.
 const MAX_ENVELOPE_AGE_MS = 30 * 24 * 60 * 60 * 1_000;
@@ -46,7 +46,7 @@ export function getTunnel(): TunnelOptions {
  * Who is asking, for the per-client limit. Behind a proxy we trust (TRUST_PROXY), the address it
  * appended to X-Forwarded-For last; otherwise the socket's. Never what the client says of itself.
  */
-export function clientAddressOf(request: Request, trustProxy = env.TRUST_PROXY === true): string {
+export function clientAddressOf(request: TunnelRequest, trustProxy = env.TRUST_PROXY === true): string {
   const forwardedFor = request.headers.get('x-forwarded-for');
   if (trustProxy && forwardedFor) {
     return forwardedFor.split(',').at(-1)?.trim() || 'unknown';
@@ -54,6 +54,6 @@ export function clientAddressOf(request: Request, trustProxy = env.TRUST_PROXY =
   return request.headers.get(CLIENT_SOCKET_HEADER) || 'unknown';
 }
 
-export function handleTunnelRequest(request: Request): Promise<Response> {
+export function handleTunnelRequest(request: TunnelRequest): Promise<Response> {
   return forwardEnvelope(request, getTunnel(), clientAddressOf(request));
 }

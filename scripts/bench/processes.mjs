@@ -1,0 +1,37 @@
+// Starting and stopping the servers a benchmark measures: each on loopback, each ended by its PID.
+import { spawn } from 'node:child_process';
+
+const started = new Set();
+
+export function startProcess(command, args, env = {}) {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  started.add(child);
+  child.on('exit', () => started.delete(child));
+  return { child, output: () => output };
+}
+
+export async function waitForUrl(url, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const response = await fetch(url).catch(() => undefined);
+    if (response?.ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+export function stopAll() {
+  for (const child of started) child.kill('SIGKILL');
+}
+
+process.on('exit', stopAll);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => process.exit(130));
+}

@@ -1,0 +1,266 @@
+// `npm run bench:reliability`: the app under load and while Sentry's ingest suffers, on loopback
+// only, bounded in time (about 3 minutes with the build). Prints the figures docs/reliability.md
+// records; exits 1 when a check fails. Options: --no-build reuses .next-bench.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { startProcess, stopAll, waitForUrl } from './processes.mjs';
+
+const SINK_PORT = 3299;
+const APP_PORT = 3300;
+const FORWARDER_PORT = 3301;
+const INSPECTOR_PORT = 9330;
+const SINK = `http://127.0.0.1:${SINK_PORT}`;
+const APP = `http://127.0.0.1:${APP_PORT}`;
+const DSN = `http://benchkey@127.0.0.1:${SINK_PORT}/1`;
+const DIST_DIR = '.next-bench';
+const BATCH = 5_000;
+const PAGES = ['/', '/status', '/about'];
+const FAILING = ['/api/sentry-example-api', '/sentry-example-page/server-error'];
+const ENVELOPE = [
+  JSON.stringify({ event_id: 'b'.repeat(32), dsn: DSN }),
+  JSON.stringify({ type: 'event' }),
+  JSON.stringify({ message: 'tunnel throughput', platform: 'javascript' }),
+].join('\n');
+
+const checks = [];
+function check(name, ok, detail) {
+  checks.push({ name, ok, detail });
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}: ${detail}`);
+}
+
+const run = (options) => autocannon({ connections: 10, ...options });
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function sink(path, init) {
+  return (await fetch(`${SINK}${path}`, init)).json();
+}
+const setSinkMode = (mode = {}) => sink('/__sink/mode', { method: 'PUT', body: JSON.stringify(mode) });
+const clearSink = () => sink('/__sink/envelopes', { method: 'DELETE' });
+async function sinkErrorEvents() {
+  const envelopes = await sink('/__sink/envelopes');
+  return envelopes.flatMap((envelope) => envelope.items.filter((item) => item.header.type === 'event'));
+}
+
+/** The app's heap after a full GC, through the inspector (no test-only route in the app). */
+async function connectInspector() {
+  const [target] = await (await fetch(`http://127.0.0.1:${INSPECTOR_PORT}/json/list`)).json();
+  const socket = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve) => socket.addEventListener('open', resolve, { once: true }));
+  let id = 0;
+  const call = (method) =>
+    new Promise((resolve) => {
+      const callId = ++id;
+      const onMessage = (message) => {
+        const data = JSON.parse(message.data);
+        if (data.id === callId) {
+          socket.removeEventListener('message', onMessage);
+          resolve(data.result);
+        }
+      };
+      socket.addEventListener('message', onMessage);
+      socket.send(JSON.stringify({ id: callId, method }));
+    });
+  return {
+    async heapAfterGc() {
+      await call('HeapProfiler.collectGarbage');
+      await call('HeapProfiler.collectGarbage');
+      return (await call('Runtime.getHeapUsage')).usedSize;
+    },
+    close: () => socket.close(),
+  };
+}
+
+function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+async function waitForEventCount(expected, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  let count = 0;
+  while (Date.now() < deadline) {
+    count = (await sinkErrorEvents()).length;
+    if (count >= expected) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  // A little longer, so a duplicate report would show up too.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  return (await sinkErrorEvents()).length;
+}
+
+async function mixedBatch(label) {
+  await clearSink();
+  const result = await run({
+    url: APP,
+    amount: BATCH,
+    requests: [...PAGES, ...FAILING].map((path) => ({ path })),
+  });
+  const byStatus = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
+  const failing = byStatus['500'] ?? 0;
+  const expectedFailing = (BATCH * FAILING.length) / (PAGES.length + FAILING.length);
+  const unexpected = Object.entries(byStatus).filter(([code]) => code !== '200' && code !== '500');
+  check(
+    `${label}: ${BATCH} mixed requests`,
+    result.errors === 0 && result.timeouts === 0 && unexpected.length === 0 && failing === expectedFailing,
+    `statuses ${JSON.stringify(byStatus)}, errors ${result.errors}, timeouts ${result.timeouts}, ${Math.round(result.requests.average)} req/s`,
+  );
+  const events = await waitForEventCount(failing);
+  check(
+    `${label}: every server error reported exactly once`,
+    events === failing,
+    `${events} events for ${failing} errors`,
+  );
+  return result;
+}
+
+async function tunnelThroughput(url) {
+  await clearSink();
+  const result = await run({
+    url,
+    method: 'POST',
+    body: ENVELOPE,
+    headers: { 'content-type': 'text/plain;charset=UTF-8' },
+    duration: 5,
+  });
+  return {
+    perSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+  };
+}
+
+async function pageLatencyWhileReporting(label, mode) {
+  await setSinkMode(mode);
+  await clearSink();
+  const errors = run({
+    url: APP,
+    connections: 4,
+    duration: 6,
+    requests: [
+      { path: '/api/sentry-example-api' },
+      { path: '/monitoring', method: 'POST', body: ENVELOPE, headers: { 'content-type': 'text/plain' } },
+    ],
+  });
+  const pages = await run({ url: APP, duration: 5, requests: PAGES.map((path) => ({ path })) });
+  await errors;
+  await setSinkMode();
+  return {
+    label,
+    p50: pages.latency.p50,
+    p99: pages.latency.p99,
+    perSecond: pages.requests.average,
+    non2xx: pages.non2xx,
+  };
+}
+
+try {
+  if (!process.argv.includes('--no-build')) {
+    console.log('building the app into .next-bench ...');
+    const build = spawnSync('npx', ['next', 'build'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: DIST_DIR, NEXT_PUBLIC_SENTRY_DSN: DSN },
+    });
+    if (build.status !== 0) throw new Error('next build failed');
+  }
+
+  const spoolDir = join(tmpdir(), `bench-spool-${process.pid}`);
+  startProcess('node', ['e2e/support/envelope-sink.mjs', String(SINK_PORT)]);
+  startProcess('node', ['scripts/bench/minimal-forwarder.mjs', String(FORWARDER_PORT), `${SINK}/api/1/envelope/`]);
+  const app = startProcess('node', [`--inspect=127.0.0.1:${INSPECTOR_PORT}`, 'server.mjs'], {
+    NEXT_TELEMETRY_DISABLED: '1',
+    NEXT_DIST_DIR: DIST_DIR,
+    NEXT_PUBLIC_SENTRY_DSN: DSN,
+    PORT: String(APP_PORT),
+    HOSTNAME: '127.0.0.1',
+    ENABLE_SENTRY_EXAMPLES: 'true',
+    SENTRY_TUNNEL_RATE_LIMIT: '1000000000',
+    SENTRY_TUNNEL_SPOOL_DIR: spoolDir,
+  });
+  await waitForUrl(`${SINK}/health`);
+  await waitForUrl(`${APP}/about`);
+  const inspector = await connectInspector();
+
+  console.log('\n# Load: failing routes mixed with pages');
+  await mixedBatch('warm-up batch');
+  const heapBefore = await inspector.heapAfterGc();
+  const rssBefore = rssOf(app.child.pid);
+  await mixedBatch('batch 1');
+  const heapAfterOne = await inspector.heapAfterGc();
+  const rssAfterOne = rssOf(app.child.pid);
+  await mixedBatch('batch 2');
+  const heapAfterTwo = await inspector.heapAfterGc();
+  const rssAfterTwo = rssOf(app.child.pid);
+  const growth = (heapAfterTwo - heapAfterOne) / heapAfterOne;
+  check(
+    'heap after batch 2 vs batch 1 (forced GC)',
+    growth < 0.01,
+    `${(heapAfterOne / 2 ** 20).toFixed(1)} MB -> ${(heapAfterTwo / 2 ** 20).toFixed(1)} MB (${(growth * 100).toFixed(2)} %); before load ${(heapBefore / 2 ** 20).toFixed(1)} MB`,
+  );
+  console.log(
+    `info RSS: ${(rssBefore / 2 ** 20).toFixed(0)} MB after warm-up, ${(rssAfterOne / 2 ** 20).toFixed(0)} MB after batch 1, ${(rssAfterTwo / 2 ** 20).toFixed(0)} MB after batch 2`,
+  );
+  inspector.close();
+
+  console.log('\n# Tunnel throughput (A B A B, 5 s each, 10 connections)');
+  const ours = [];
+  const minimal = [];
+  for (let round = 0; round < 2; round++) {
+    ours.push(await tunnelThroughput(`${APP}/monitoring`));
+    minimal.push(await tunnelThroughput(`http://127.0.0.1:${FORWARDER_PORT}/`));
+  }
+  const summary = (runs) => ({
+    perSecond: median(runs.map((entry) => entry.perSecond)),
+    p50: median(runs.map((entry) => entry.p50)),
+    p99: median(runs.map((entry) => entry.p99)),
+    non2xx: runs.reduce((sum, entry) => sum + entry.non2xx, 0),
+  });
+  const tunnel = summary(ours);
+  const baseline = summary(minimal);
+  console.log(
+    `info our tunnel:       ${tunnel.perSecond.toFixed(0)} envelopes/s, p50 ${tunnel.p50} ms, p99 ${tunnel.p99} ms`,
+  );
+  console.log(
+    `info minimal forwarder: ${baseline.perSecond.toFixed(0)} envelopes/s, p50 ${baseline.p50} ms, p99 ${baseline.p99} ms`,
+  );
+  check(
+    'tunnel throughput vs a minimal Node forwarder',
+    tunnel.perSecond >= 0.8 * baseline.perSecond && tunnel.non2xx === 0,
+    `${(tunnel.perSecond / baseline.perSecond).toFixed(2)}x (target >= 0.8x), non-2xx ${tunnel.non2xx}`,
+  );
+
+  console.log('\n# Page latency while reporting suffers (pages under load, errors and tunnel posts alongside)');
+  const healthy = await pageLatencyWhileReporting('ingest healthy', {});
+  const down = await pageLatencyWhileReporting('ingest down (503)', { status: 503 });
+  const slow = await pageLatencyWhileReporting('ingest answering after 60 s', { delayMs: 60_000 });
+  for (const entry of [healthy, down, slow]) {
+    console.log(
+      `info ${entry.label}: p50 ${entry.p50} ms, p99 ${entry.p99} ms, ${entry.perSecond.toFixed(0)} req/s, non-2xx ${entry.non2xx}`,
+    );
+  }
+  for (const entry of [down, slow]) {
+    check(
+      `page p99 with ${entry.label} vs healthy`,
+      entry.p99 <= 1.5 * Math.max(healthy.p99, 1) && entry.non2xx === 0,
+      `${entry.p99} ms vs ${healthy.p99} ms (${(entry.p99 / Math.max(healthy.p99, 1)).toFixed(2)}x, limit 1.5x)`,
+    );
+  }
+
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(
+    'bench/results/reliability.json',
+    `${JSON.stringify({ date: new Date().toISOString(), checks, tunnel, baseline, latency: { healthy, down, slow } }, null, 2)}\n`,
+  );
+} catch (error) {
+  console.error(error);
+  checks.push({ name: 'run', ok: false });
+} finally {
+  stopAll();
+}
+
+const failed = checks.filter((entry) => !entry.ok).length;
+console.log(`\n${checks.length - failed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);
