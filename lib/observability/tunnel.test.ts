@@ -105,6 +105,13 @@ describe('the tunnel', () => {
     expect(response.headers.get('x-sentry-rate-limits')).toBe('60:error:organization');
   });
 
+  it('passes rate-limit headers on a successful answer too', async () => {
+    answer = { status: 200, headers: { 'x-sentry-rate-limits': '60:transaction:key' } };
+    const response = await forwardEnvelope(post(envelopeFor(ownDsn)), options);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-sentry-rate-limits')).toBe('60:transaction:key');
+  });
+
   it('answers 502 when ingest cannot be reached, and 404 when no DSN is configured', async () => {
     const unreachable = await forwardEnvelope(post(envelopeFor('http://publickey@127.0.0.1:1/7')), {
       ...options,
