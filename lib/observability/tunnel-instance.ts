@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { browserDsn, env } from '@/lib/env';
 import { EnvelopeSpool } from '@/lib/observability/envelope-spool';
 import { RateLimiter } from '@/lib/observability/rate-limiter';
-import { deliverToIngest, forwardEnvelope, type TunnelOptions, type TunnelRequest } from '@/lib/observability/tunnel';
+import {
+  deliverToIngest,
+  forwardEnvelope,
+  isIngestUrlOf,
+  type TunnelOptions,
+  type TunnelRequest,
+} from '@/lib/observability/tunnel';
 
 // Relay accepts events up to 30 days old (`max_secs_in_past`); older ones are not worth sending.
 const MAX_ENVELOPE_AGE_MS = 30 * 24 * 60 * 60 * 1_000;
@@ -52,6 +58,11 @@ export function clientAddressOf(request: TunnelRequest, trustProxy = env.TRUST_P
     return forwardedFor.split(',').at(-1)?.trim() || 'unknown';
   }
   return request.headers.get(CLIENT_SOCKET_HEADER) || 'unknown';
+}
+
+/** True for the tunnel's own requests to ingest. */
+export function isTunnelUpstreamUrl(url: string): boolean {
+  return isIngestUrlOf(browserDsn, url);
 }
 
 export function handleTunnelRequest(request: TunnelRequest): Promise<Response> {

@@ -1,11 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getEnvelopeEndpointWithUrlEncodedAuth, makeDsn } from '@sentry/core';
+import { getRequestUrlFromClientRequest } from '@sentry/core/server';
 import { EnvelopeSpool } from '@/lib/observability/envelope-spool';
 import { RateLimiter } from '@/lib/observability/rate-limiter';
-import { deliverToIngest, forwardEnvelope, type TunnelOptions } from '@/lib/observability/tunnel';
+import { deliverToIngest, forwardEnvelope, isIngestUrlOf, type TunnelOptions } from '@/lib/observability/tunnel';
 
 type Received = { url: string; headers: IncomingHttpHeaders; body: string; status: number };
 
@@ -220,5 +222,35 @@ describe('the tunnel', () => {
       expect(response.status).toBe(200);
       expect(spool.stats.pending).toBe(1);
     });
+  });
+});
+
+describe('isIngestUrlOf', () => {
+  /** The URL Sentry's HTTP instrumentation builds for an outgoing request to `url`. */
+  function seenBySentry(url: string): string {
+    const request = httpRequest(url, { method: 'POST' });
+    request.on('error', () => {});
+    const seen = getRequestUrlFromClientRequest(request);
+    request.destroy();
+    return seen;
+  }
+
+  it("recognises the tunnel's own posts to ingest, as Sentry's instrumentation sees them", () => {
+    const dsn = 'http://publickey@127.0.0.1:3299/7';
+    const endpoint = getEnvelopeEndpointWithUrlEncodedAuth(makeDsn(dsn) ?? expect.fail('bad DSN'));
+    expect(isIngestUrlOf(dsn, seenBySentry(endpoint))).toBe(true);
+    // Sentry leaves the default port out; no request is made to the Internet for this one.
+    const saas = 'https://publickey@o1.ingest.sentry.io/7';
+    expect(
+      isIngestUrlOf(saas, 'https://o1.ingest.sentry.io/api/7/envelope/?sentry_version=7&sentry_key=publickey'),
+    ).toBe(true);
+  });
+
+  it("leaves the app's own requests, and other projects' endpoints, instrumented", () => {
+    const dsn = 'http://publickey@127.0.0.1:3299/7';
+    expect(isIngestUrlOf(dsn, 'http://127.0.0.1:3299/api/8/envelope/?sentry_key=publickey')).toBe(false);
+    expect(isIngestUrlOf(dsn, 'http://127.0.0.1:3299/api/7/envelope/extra')).toBe(false);
+    expect(isIngestUrlOf(dsn, 'http://example.com/api/7/envelope/')).toBe(false);
+    expect(isIngestUrlOf(undefined, 'http://127.0.0.1:3299/api/7/envelope/')).toBe(false);
   });
 });

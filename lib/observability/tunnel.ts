@@ -106,6 +106,19 @@ function headerOf(answer: IngestResponse, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/**
+ * True for the URL of a request the tunnel sends to `ownDsn`'s ingest, as Sentry's HTTP
+ * instrumentation sees it: that is Sentry's own traffic, not the app's.
+ */
+export function isIngestUrlOf(ownDsn: string | undefined, url: string): boolean {
+  const dsn = ownDsn === undefined ? undefined : makeDsn(ownDsn);
+  if (dsn === undefined) {
+    return false;
+  }
+  const [endpoint = ''] = getEnvelopeEndpointWithUrlEncodedAuth(dsn).split('?');
+  return url === endpoint || url.startsWith(`${endpoint}?`);
+}
+
 /** Ingest is down for now: worth keeping the envelope and trying again later. */
 function isIngestDown(answer: IngestAnswer): boolean {
   return 'failure' in answer || answer.status >= 500;
