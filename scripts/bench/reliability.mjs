@@ -2,10 +2,10 @@
 // only, bounded in time (about 3 minutes with the build). Prints the figures docs/reliability.md
 // records; exits 1 when a check fails. Options: --no-build reuses .next-bench.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
+import { envelopeFor, rssOf, load as run, summariseRuns, tunnelThroughput } from './measure.mjs';
 import { startProcess, stopAll, waitForUrl } from './processes.mjs';
 
 const SINK_PORT = 3299;
@@ -19,20 +19,13 @@ const DIST_DIR = '.next-bench';
 const BATCH = 5_000;
 const PAGES = ['/', '/status', '/about'];
 const FAILING = ['/api/sentry-example-api', '/sentry-example-page/server-error'];
-const ENVELOPE = [
-  JSON.stringify({ event_id: 'b'.repeat(32), dsn: DSN }),
-  JSON.stringify({ type: 'event' }),
-  JSON.stringify({ message: 'tunnel throughput', platform: 'javascript' }),
-].join('\n');
+const ENVELOPE = envelopeFor(DSN);
 
 const checks = [];
 function check(name, ok, detail) {
   checks.push({ name, ok, detail });
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}: ${detail}`);
 }
-
-const run = (options) => autocannon({ connections: 10, ...options });
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function sink(path, init) {
   return (await fetch(`${SINK}${path}`, init)).json();
@@ -73,11 +66,6 @@ async function connectInspector() {
   };
 }
 
-function rssOf(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
-}
-
 async function waitForEventCount(expected, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   let count = 0;
@@ -114,23 +102,6 @@ async function mixedBatch(label) {
     `${events} events for ${failing} errors`,
   );
   return result;
-}
-
-async function tunnelThroughput(url) {
-  await clearSink();
-  const result = await run({
-    url,
-    method: 'POST',
-    body: ENVELOPE,
-    headers: { 'content-type': 'text/plain;charset=UTF-8' },
-    duration: 5,
-  });
-  return {
-    perSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-  };
 }
 
 async function pageLatencyWhileReporting(label, mode) {
@@ -209,17 +180,13 @@ try {
   const ours = [];
   const minimal = [];
   for (let round = 0; round < 2; round++) {
-    ours.push(await tunnelThroughput(`${APP}/monitoring`));
-    minimal.push(await tunnelThroughput(`http://127.0.0.1:${FORWARDER_PORT}/`));
+    await clearSink();
+    ours.push(await tunnelThroughput(`${APP}/monitoring`, ENVELOPE));
+    await clearSink();
+    minimal.push(await tunnelThroughput(`http://127.0.0.1:${FORWARDER_PORT}/`, ENVELOPE));
   }
-  const summary = (runs) => ({
-    perSecond: median(runs.map((entry) => entry.perSecond)),
-    p50: median(runs.map((entry) => entry.p50)),
-    p99: median(runs.map((entry) => entry.p99)),
-    non2xx: runs.reduce((sum, entry) => sum + entry.non2xx, 0),
-  });
-  const tunnel = summary(ours);
-  const baseline = summary(minimal);
+  const tunnel = summariseRuns(ours);
+  const baseline = summariseRuns(minimal);
   console.log(
     `info our tunnel:       ${tunnel.perSecond.toFixed(0)} envelopes/s, p50 ${tunnel.p50} ms, p99 ${tunnel.p99} ms`,
   );

@@ -1,0 +1,388 @@
+// `npm run bench`: this app against a bare Next.js app with the same pages (bench/baseline/),
+// built and measured side by side in one run, interleaved (A B A B ...), on loopback only.
+// Prints a table, writes bench/results/latest.json and bench/results/latest.svg.
+// Options: --check exits 1 when a budget is broken; --reps N (default 3); --no-build reuses the
+// builds of the previous run (build times are then left out).
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { renderChart } from './chart.mjs';
+import { envelopeFor, load, median, rssOf, summariseRuns, tunnelThroughput } from './measure.mjs';
+import { startProcess, stopAll, waitForUrl } from './processes.mjs';
+
+const argv = process.argv.slice(2);
+const REPS = Number(argv[argv.indexOf('--reps') + 1]) || 3;
+const SHOULD_BUILD = !argv.includes('--no-build');
+const SHOULD_CHECK = argv.includes('--check');
+
+const SINK_PORT = 3319;
+const SINK = `http://127.0.0.1:${SINK_PORT}`;
+const DSN = `http://benchkey@127.0.0.1:${SINK_PORT}/1`;
+const FORWARDER_PORT = 3313;
+// The sample rate the README recommends for production.
+const RECOMMENDED_TRACES_SAMPLE_RATE = '0.1';
+const LOAD_SECONDS = 8;
+const WARM_UP_SECONDS = 2;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const NOT_FOUND_PATH = '/this-page-does-not-exist';
+
+const common = { NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' };
+const targets = {
+  app: {
+    label: 'app',
+    port: 3310,
+    dist: '.next-bench-app',
+    env: { ...common, NEXT_DIST_DIR: '.next-bench-app', NEXT_PUBLIC_SENTRY_DSN: DSN },
+    build: ['node_modules/next/dist/bin/next', 'build'],
+    start: ['server.mjs'],
+  },
+  baseline: {
+    label: 'baseline',
+    port: 3311,
+    env: { ...common },
+    build: ['node_modules/next/dist/bin/next', 'build', 'bench/baseline'],
+    // `next start` reads PORT as server.mjs does.
+    start: ['node_modules/next/dist/bin/next', 'start', 'bench/baseline', '-H', '127.0.0.1'],
+  },
+  traced: {
+    label: `app, tracing ${RECOMMENDED_TRACES_SAMPLE_RATE}`,
+    port: 3312,
+    env: {
+      ...common,
+      NEXT_DIST_DIR: '.next-bench-traced',
+      NEXT_PUBLIC_SENTRY_DSN: DSN,
+      NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: RECOMMENDED_TRACES_SAMPLE_RATE,
+    },
+    build: ['node_modules/next/dist/bin/next', 'build'],
+    start: ['server.mjs'],
+  },
+};
+
+const kb = (bytes) => bytes / 1024;
+const mb = (bytes) => bytes / 2 ** 20;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function build(target) {
+  const started = performance.now();
+  const result = spawnSync('node', target.build, {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ...target.env },
+  });
+  if (result.status !== 0) throw new Error(`building ${target.label} failed`);
+  return (performance.now() - started) / 1000;
+}
+
+/** Starts a server and measures the time from spawning it to its first 200. */
+async function start(target) {
+  const started = performance.now();
+  const server = startProcess('node', target.start, {
+    ...target.env,
+    PORT: String(target.port),
+    HOSTNAME: '127.0.0.1',
+  });
+  await waitForFirst200(`http://127.0.0.1:${target.port}/`);
+  return { server, startupMs: performance.now() - started };
+}
+
+async function waitForFirst200(url) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const response = await fetch(url).catch(() => undefined);
+    if (response?.status === 200) {
+      await response.arrayBuffer();
+      return;
+    }
+    await sleep(20);
+  }
+  throw new Error(`${url} gave no 200 within 60 s`);
+}
+
+async function stop({ server }) {
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await Promise.race([exited, sleep(15_000)]);
+  server.child.kill('SIGKILL');
+}
+
+async function throughput(port, path) {
+  const url = `http://127.0.0.1:${port}${path}`;
+  await load({ url, duration: WARM_UP_SECONDS });
+  const result = await load({ url, duration: LOAD_SECONDS });
+  return {
+    perSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+  };
+}
+
+/** The scripts a modern browser loads with the page's HTML: `<script src>`, not `nomodule`. */
+async function firstLoadJs(port, path) {
+  const html = await (await fetch(`http://127.0.0.1:${port}${path}`)).text();
+  const sources = [...html.matchAll(/<script\b([^>]*)>/g)]
+    .map(([, attributes]) => attributes)
+    .filter((attributes) => !/\snomodule\b/.test(attributes))
+    .map((attributes) => /\ssrc="([^"]+)"/.exec(attributes)?.[1])
+    .filter((source) => source !== undefined);
+  let gzip = 0;
+  let brotli = 0;
+  for (const source of new Set(sources)) {
+    const body = Buffer.from(
+      await (await fetch(new URL(source.replaceAll('&amp;', '&'), `http://127.0.0.1:${port}`))).arrayBuffer(),
+    );
+    gzip += gzipSync(body, { level: 9 }).byteLength;
+    brotli += brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).byteLength;
+  }
+  return { scripts: new Set(sources).size, gzip, brotli };
+}
+
+function lighthouse(port, path) {
+  const output = mkdtempSync(join(tmpdir(), 'bench-lighthouse-'));
+  const report = join(output, 'report.json');
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      'node',
+      [
+        'node_modules/lighthouse/cli/index.js',
+        `http://127.0.0.1:${port}${path}`,
+        '--only-categories=performance',
+        '--output=json',
+        `--output-path=${report}`,
+        '--quiet',
+        `--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync --no-first-run --user-data-dir=${join(output, 'profile')}`,
+      ],
+      { env: { ...process.env, CHROME_PATH: CHROMIUM }, stdio: ['ignore', 'ignore', 'ignore'] },
+    );
+    child.on('exit', (code) => {
+      try {
+        if (code !== 0) throw new Error(`lighthouse exited ${code}`);
+        const { categories, audits } = JSON.parse(readFileSync(report, 'utf8'));
+        resolve({
+          score: Math.round(categories.performance.score * 100),
+          lcpMs: audits['largest-contentful-paint'].numericValue,
+          tbtMs: audits['total-blocking-time'].numericValue,
+        });
+      } catch (error) {
+        reject(error);
+      } finally {
+        rmSync(output, { recursive: true, force: true });
+      }
+    });
+  });
+}
+
+const results = {
+  date: new Date().toISOString(),
+  machine: { node: process.version, reps: REPS },
+  build: { app: [], baseline: [] },
+  startupMs: { app: [], baseline: [] },
+  idleRss: { app: [], baseline: [] },
+  loadedRss: { app: [], baseline: [] },
+  throughput: {
+    app: { '/': [], '/status': [] },
+    baseline: { '/': [], '/status': [] },
+    traced: { '/': [], '/status': [] },
+  },
+  firstLoadJs: {},
+  lighthouse: { app: { '/': [], '/status': [] }, baseline: { '/': [], '/status': [] } },
+  tunnel: { ours: [], minimal: [] },
+};
+
+try {
+  if (SHOULD_BUILD) {
+    console.log('# Builds (A B A B)');
+    for (let rep = 0; rep < 2; rep++) {
+      for (const name of ['app', 'baseline']) {
+        const seconds = build(targets[name]);
+        results.build[name].push(seconds);
+        console.log(`  ${name}: ${seconds.toFixed(1)} s`);
+      }
+    }
+    build(targets.traced);
+  }
+
+  startProcess('node', ['e2e/support/envelope-sink.mjs', String(SINK_PORT)]);
+  await waitForUrl(`${SINK}/health`);
+
+  console.log('# Servers: start-up, memory, throughput (A B A B ...)');
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const name of ['app', 'baseline', 'traced']) {
+      const target = targets[name];
+      const running = await start(target);
+      await sleep(2_000);
+      if (name !== 'traced') {
+        results.startupMs[name].push(running.startupMs);
+        results.idleRss[name].push(rssOf(running.server.child.pid));
+      }
+      for (const path of ['/', '/status']) {
+        results.throughput[name][path].push(await throughput(target.port, path));
+      }
+      if (name !== 'traced') results.loadedRss[name].push(rssOf(running.server.child.pid));
+      await stop(running);
+      console.log(`  ${name} rep ${rep + 1}: started in ${running.startupMs.toFixed(0)} ms`);
+    }
+  }
+
+  console.log('# First-load JavaScript and Lighthouse');
+  const app = await start(targets.app);
+  const baseline = await start(targets.baseline);
+  for (const name of ['app', 'baseline']) {
+    results.firstLoadJs[name] = {};
+    for (const path of ['/', '/status', NOT_FOUND_PATH]) {
+      results.firstLoadJs[name][path] = await firstLoadJs(targets[name].port, path);
+    }
+  }
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const path of ['/', '/status']) {
+      for (const name of ['app', 'baseline']) {
+        results.lighthouse[name][path].push(await lighthouse(targets[name].port, path));
+      }
+    }
+  }
+  await stop(baseline);
+
+  console.log('# Tunnel (A B A B)');
+  startProcess('node', ['scripts/bench/minimal-forwarder.mjs', String(FORWARDER_PORT), `${SINK}/api/1/envelope/`]);
+  await waitForUrl(`http://127.0.0.1:${FORWARDER_PORT}/`, 10_000).catch(() => {});
+  const envelope = envelopeFor(DSN);
+  for (let rep = 0; rep < 2; rep++) {
+    results.tunnel.ours.push(await tunnelThroughput(`http://127.0.0.1:${targets.app.port}/monitoring`, envelope));
+    results.tunnel.minimal.push(await tunnelThroughput(`http://127.0.0.1:${FORWARDER_PORT}/`, envelope));
+  }
+  await stop(app);
+} finally {
+  stopAll();
+}
+
+// Medians and ratios.
+const perSecond = (name, path) => median(results.throughput[name][path].map((run) => run.perSecond));
+const p99 = (name, path) => median(results.throughput[name][path].map((run) => run.p99));
+const lighthouseMedian = (name, path, key) => median(results.lighthouse[name][path].map((run) => run[key]));
+const summary = {
+  firstLoadJs: results.firstLoadJs,
+  throughput: Object.fromEntries(
+    ['app', 'baseline', 'traced'].map((name) => [
+      name,
+      Object.fromEntries(
+        ['/', '/status'].map((path) => [path, { perSecond: perSecond(name, path), p99: p99(name, path) }]),
+      ),
+    ]),
+  ),
+  idleRssMb: { app: mb(median(results.idleRss.app)), baseline: mb(median(results.idleRss.baseline)) },
+  loadedRssMb: { app: mb(median(results.loadedRss.app)), baseline: mb(median(results.loadedRss.baseline)) },
+  startupMs: { app: median(results.startupMs.app), baseline: median(results.startupMs.baseline) },
+  buildSeconds: SHOULD_BUILD ? { app: median(results.build.app), baseline: median(results.build.baseline) } : undefined,
+  lighthouse: Object.fromEntries(
+    ['app', 'baseline'].map((name) => [
+      name,
+      Object.fromEntries(
+        ['/', '/status'].map((path) => [
+          path,
+          {
+            score: lighthouseMedian(name, path, 'score'),
+            lcpMs: lighthouseMedian(name, path, 'lcpMs'),
+            tbtMs: lighthouseMedian(name, path, 'tbtMs'),
+          },
+        ]),
+      ),
+    ]),
+  ),
+  tunnel: { ours: summariseRuns(results.tunnel.ours), minimal: summariseRuns(results.tunnel.minimal) },
+};
+
+const rows = [];
+const budgets = [];
+function row(metric, appValue, baselineValue, unit, digits = 1) {
+  const ratio = baselineValue > 0 ? appValue / baselineValue : Number.NaN;
+  rows.push({ metric, app: appValue, baseline: baselineValue, unit, ratio, digits });
+  return ratio;
+}
+function budget(name, ok, detail) {
+  budgets.push({ name, ok, detail });
+}
+
+const js = summary.firstLoadJs;
+for (const path of ['/', '/status', NOT_FOUND_PATH]) {
+  row(`first-load JS ${path} (gzip)`, kb(js.app[path].gzip), kb(js.baseline[path].gzip), 'KB');
+  row(`first-load JS ${path} (brotli)`, kb(js.app[path].brotli), kb(js.baseline[path].brotli), 'KB');
+}
+const extraJs = kb(js.app['/'].gzip - js.baseline['/'].gzip);
+budget('first-load JS of / at most baseline + 5 KB gzip', extraJs <= 5, `+${extraJs.toFixed(1)} KB`);
+
+for (const path of ['/', '/status']) {
+  const { app, baseline, traced } = summary.throughput;
+  const ratio = row(`requests/s ${path}`, app[path].perSecond, baseline[path].perSecond, '/s', 0);
+  const p99Ratio = row(`p99 ${path}`, app[path].p99, baseline[path].p99, 'ms', 0);
+  row(
+    `requests/s ${path}, tracing ${RECOMMENDED_TRACES_SAMPLE_RATE}`,
+    traced[path].perSecond,
+    baseline[path].perSecond,
+    '/s',
+    0,
+  );
+  row(`p99 ${path}, tracing ${RECOMMENDED_TRACES_SAMPLE_RATE}`, traced[path].p99, baseline[path].p99, 'ms', 0);
+  budget(`throughput of ${path} at least 0.9x`, ratio >= 0.9, `${ratio.toFixed(2)}x`);
+  // Latency in whole milliseconds: at 1-2 ms, one millisecond is not a 1.2x regression.
+  budget(
+    `p99 of ${path} at most 1.2x`,
+    app[path].p99 <= Math.max(1.2 * baseline[path].p99, baseline[path].p99 + 1),
+    `${app[path].p99} ms vs ${baseline[path].p99} ms`,
+  );
+}
+
+row('RSS idle', summary.idleRssMb.app, summary.idleRssMb.baseline, 'MB', 0);
+row('RSS after load', summary.loadedRssMb.app, summary.loadedRssMb.baseline, 'MB', 0);
+const extraRss = summary.idleRssMb.app - summary.idleRssMb.baseline;
+budget('idle RSS at most baseline + 20 MB', extraRss <= 20, `+${extraRss.toFixed(1)} MB`);
+
+row('start to first 200', summary.startupMs.app, summary.startupMs.baseline, 'ms', 0);
+if (summary.buildSeconds) {
+  const ratio = row('next build', summary.buildSeconds.app, summary.buildSeconds.baseline, 's');
+  budget('build time at most 1.5x', ratio <= 1.5, `${ratio.toFixed(2)}x`);
+}
+
+for (const path of ['/', '/status']) {
+  const { app, baseline } = summary.lighthouse;
+  row(`Lighthouse score ${path}`, app[path].score, baseline[path].score, '', 0);
+  row(`Lighthouse LCP ${path}`, app[path].lcpMs, baseline[path].lcpMs, 'ms', 0);
+  row(`Lighthouse TBT ${path}`, app[path].tbtMs, baseline[path].tbtMs, 'ms', 0);
+  budget(
+    `Lighthouse score of ${path} at least the baseline's`,
+    app[path].score >= baseline[path].score,
+    `${app[path].score} vs ${baseline[path].score}`,
+  );
+  budget(
+    `Lighthouse TBT of ${path} at most 1.1x`,
+    app[path].tbtMs <= 1.1 * baseline[path].tbtMs,
+    `${app[path].tbtMs.toFixed(0)} ms vs ${baseline[path].tbtMs.toFixed(0)} ms`,
+  );
+}
+row(
+  'tunnel envelopes/s (vs minimal forwarder)',
+  summary.tunnel.ours.perSecond,
+  summary.tunnel.minimal.perSecond,
+  '/s',
+  0,
+);
+
+const width = Math.max(...rows.map((entry) => entry.metric.length));
+console.log(`\n${'metric'.padEnd(width)}  ${'app'.padStart(10)}  ${'baseline'.padStart(10)}  ratio`);
+for (const entry of rows) {
+  const format = (value) => `${value.toFixed(entry.digits)}${entry.unit ? ` ${entry.unit}` : ''}`.padStart(10);
+  console.log(
+    `${entry.metric.padEnd(width)}  ${format(entry.app)}  ${format(entry.baseline)}  ${entry.ratio.toFixed(2)}x`,
+  );
+}
+console.log('\nbudgets');
+for (const entry of budgets) console.log(`${entry.ok ? 'ok  ' : 'FAIL'} ${entry.name}: ${entry.detail}`);
+
+mkdirSync('bench/results', { recursive: true });
+writeFileSync('bench/results/latest.json', `${JSON.stringify({ ...results, summary, rows, budgets }, null, 2)}\n`);
+writeFileSync('bench/results/latest.svg', renderChart(rows, results.date));
+console.log('\nwrote bench/results/latest.json and bench/results/latest.svg');
+
+const failed = budgets.filter((entry) => !entry.ok).length;
+console.log(`${budgets.length - failed} passed, ${failed} failed`);
+process.exit(SHOULD_CHECK && failed > 0 ? 1 : 0);
