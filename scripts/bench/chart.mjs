@@ -5,7 +5,7 @@ const LABEL_WIDTH = 330;
 const BAR_WIDTH = 420;
 const MAX_RATIO = 2;
 
-const escape = (text) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+const escapeXml = (text) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
 export function renderChart(rows, date) {
   const top = 48;
@@ -17,14 +17,15 @@ export function renderChart(rows, date) {
     const ratio = Number.isFinite(row.ratio) ? row.ratio : 0;
     const colour = Math.abs(ratio - 1) < 0.1 ? '#5b8def' : ratio > 1 ? '#e8833a' : '#3aa57a';
     return [
-      `<text x="${LABEL_WIDTH - 8}" y="${y + 15}" text-anchor="end">${escape(row.metric)}</text>`,
+      `<text x="${LABEL_WIDTH - 8}" y="${y + 15}" text-anchor="end">${escapeXml(row.metric)}</text>`,
       `<rect x="${LABEL_WIDTH}" y="${y + 4}" width="${(x(ratio) - LABEL_WIDTH).toFixed(1)}" height="${ROW_HEIGHT - 8}" fill="${colour}"/>`,
       `<text x="${(x(ratio) + 6).toFixed(1)}" y="${y + 15}">${ratio.toFixed(2)}x</text>`,
     ].join('');
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="system-ui, sans-serif" font-size="12">
+  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-labelledby="chart-title" width="${width}" height="${height}" font-family="system-ui, sans-serif" font-size="12">
+<title id="chart-title">App compared with a bare Next.js baseline, ratio per measurement</title>
 <rect width="100%" height="100%" fill="#fff"/>
-<text x="12" y="20" font-size="15" font-weight="600">App / bare Next.js baseline (medians, same run, ${escape(date.slice(0, 10))})</text>
+<text x="12" y="20" font-size="15" font-weight="600">App / bare Next.js baseline (medians, same run, ${escapeXml(date.slice(0, 10))})</text>
 <text x="12" y="38" fill="#555">1.0x = same as the baseline. Bars are cut at ${MAX_RATIO}x. Higher is better for requests/s and Lighthouse score; lower for the rest.</text>
 ${bars.join('\n')}
 <line x1="${x(1)}" y1="${top - 4}" x2="${x(1)}" y2="${height - 24}" stroke="#222" stroke-dasharray="4 3"/>

@@ -314,7 +314,7 @@ budget('first-load JS of / at most baseline + 5 KB gzip', extraJs <= 5, `+${extr
 for (const path of ['/', '/status']) {
   const { app, baseline, traced } = summary.throughput;
   const ratio = row(`requests/s ${path}`, app[path].perSecond, baseline[path].perSecond, '/s', 0);
-  const p99Ratio = row(`p99 ${path}`, app[path].p99, baseline[path].p99, 'ms', 0);
+  row(`p99 ${path}`, app[path].p99, baseline[path].p99, 'ms', 0);
   row(
     `requests/s ${path}, tracing ${RECOMMENDED_TRACES_SAMPLE_RATE}`,
     traced[path].perSecond,
