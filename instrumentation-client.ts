@@ -1,4 +1,9 @@
-// Turbopack loads only this file as the browser entry, so the client config is imported from here.
-import './sentry.client.config';
+// Turbopack loads only this file as the browser entry. It holds no Sentry code, only a buffer for
+// early errors: the SDK itself (sentry.client.config.ts) is imported once the page is idle.
+import { startLazyReporting } from '@/lib/observability/lazy-reporting';
 
-export { captureRouterTransitionStart as onRouterTransitionStart } from '@sentry/nextjs';
+const reporting = startLazyReporting();
+
+export function onRouterTransitionStart(href: string, navigationType: string): void {
+  reporting.onRouterTransitionStart(href, navigationType);
+}

@@ -1,9 +1,9 @@
 // @vitest-environment jsdom
-import { captureException } from '@sentry/nextjs';
 import { cleanup, render, screen } from '@testing-library/react';
 import { ErrorScreen } from '@/components/error-screen';
+import { reportBoundaryError } from '@/lib/observability/browser-sdk';
 
-vi.mock('@sentry/nextjs', () => ({ captureException: vi.fn() }));
+vi.mock('@/lib/observability/browser-sdk', () => ({ reportBoundaryError: vi.fn() }));
 
 afterEach(cleanup);
 
@@ -14,7 +14,7 @@ describe('ErrorScreen', () => {
     expect(screen.getByText(/server-side exception/)).toBeTruthy();
     expect(screen.getByTestId('error-digest').textContent).toBe('2718281828');
     expect(screen.queryByText(/secret server detail/)).toBeNull();
-    expect(captureException).not.toHaveBeenCalled();
+    expect(reportBoundaryError).not.toHaveBeenCalled();
   });
 
   it('reports a client error once and shows no digest or message', () => {
@@ -23,8 +23,8 @@ describe('ErrorScreen', () => {
     expect(screen.getByText(/client-side exception/)).toBeTruthy();
     expect(screen.queryByTestId('error-digest')).toBeNull();
     expect(screen.queryByText(/client detail/)).toBeNull();
-    expect(captureException).toHaveBeenCalledTimes(1);
-    expect(vi.mocked(captureException).mock.calls[0]?.[0]).toBe(error);
+    expect(reportBoundaryError).toHaveBeenCalledTimes(1);
+    expect(vi.mocked(reportBoundaryError).mock.calls[0]?.[0]).toBe(error);
   });
 
   it('offers a retry only when there is something to retry', () => {

@@ -1,7 +1,7 @@
 'use client';
 
-import { captureException } from '@sentry/nextjs';
 import { useEffect } from 'react';
+import { reportBoundaryError } from '@/lib/observability/browser-sdk';
 import { digestOf } from '@/lib/observability/digest';
 
 export type ErrorScreenProps = {
@@ -20,7 +20,7 @@ export function ErrorScreen({ error, onRetry }: ErrorScreenProps) {
 
   useEffect(() => {
     if (digest === undefined) {
-      captureException(error, { mechanism: { type: 'auto.function.nextjs.error_boundary', handled: false } });
+      reportBoundaryError(error);
     }
   }, [error, digest]);
 

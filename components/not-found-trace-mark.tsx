@@ -1,7 +1,7 @@
 'use client';
 
-import { getActiveSpan, getRootSpan } from '@sentry/nextjs';
 import { useEffect } from 'react';
+import { markTraceAsNotFound } from '@/lib/observability/browser-sdk';
 import { NOT_FOUND_ATTRIBUTE } from '@/lib/observability/event-filters';
 
 /**
@@ -10,11 +10,6 @@ import { NOT_FOUND_ATTRIBUTE } from '@/lib/observability/event-filters';
  * which for an unknown URL is just the URL.
  */
 export function NotFoundTraceMark() {
-  useEffect(() => {
-    const span = getActiveSpan();
-    if (span) {
-      getRootSpan(span).setAttribute(NOT_FOUND_ATTRIBUTE, true);
-    }
-  }, []);
+  useEffect(() => markTraceAsNotFound(NOT_FOUND_ATTRIBUTE), []);
   return null;
 }

@@ -21,6 +21,54 @@ test('a client error reaches Sentry through /monitoring and the browser never co
   expect(sinkRequestsFromBrowser).toEqual([]);
 });
 
+test('an error thrown before the page finished loading, before the SDK is fetched, is reported once', async ({
+  page,
+  sink,
+}) => {
+  // Note, from the page's first script on, what had loaded when the first uncaught error came.
+  await page.addInitScript(() => {
+    window.addEventListener(
+      'error',
+      () => {
+        Object.assign(window, {
+          atFirstError: { readyState: document.readyState, isSdkLoaded: '__SENTRY__' in window },
+        });
+      },
+      { once: true },
+    );
+  });
+  // A slow image holds the page's load event, as on a slow network.
+  await page.route(
+    (url) => url.pathname === '/slow-image.gif',
+    async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await route.fulfill({ contentType: 'image/gif', body: Buffer.from('R0lGODlhAQABAAAAACw=', 'base64') });
+    },
+  );
+  await page.route(
+    (url) => url.pathname === '/sentry-example-page/early-error',
+    async (route) => {
+      const response = await route.fetch();
+      const html = (await response.text()).replace('<body>', '<body><img alt="" src="/slow-image.gif">');
+      await route.fulfill({ response, body: html });
+    },
+  );
+  await page.goto('/sentry-example-page/early-error');
+
+  const message = 'Sentry example error thrown in the browser before the page finished loading';
+  const event = await sink.waitForErrorEvent((candidate) => exceptionValue(candidate) === message);
+  expect(await page.evaluate(() => (window as unknown as { atFirstError: unknown }).atFirstError)).toEqual({
+    readyState: expect.not.stringMatching(/^complete$/),
+    isSdkLoaded: false,
+  });
+  expect(event.exception?.values?.[0]?.mechanism).toMatchObject({ handled: false });
+
+  await page.goto('/');
+  await sink.waitForItem('transaction', (transaction) => transaction.transaction === '/');
+  const events = await sink.errorEvents();
+  expect(events.filter((candidate) => exceptionValue(candidate) === message)).toHaveLength(1);
+});
+
 test('an unhandled promise rejection is reported once', async ({ page, sink }) => {
   await page.goto('/about');
   await page.evaluate(() => {

@@ -9,6 +9,8 @@ test('errors captured while the browser is offline are delivered once it is back
   sink,
 }) => {
   await page.goto('/about');
+  // The SDK is fetched once the page is idle; this case is about its offline queue.
+  await page.waitForFunction(() => '__SENTRY__' in window);
   await context.setOffline(true);
   const failedSend = page.waitForEvent('requestfailed', (request) => request.url().endsWith('/monitoring'));
   await page.evaluate(() => {
@@ -21,6 +23,40 @@ test('errors captured while the browser is offline are delivered once it is back
 
   await context.setOffline(false);
   await sink.waitForErrorEvent((event) => exceptionValue(event) === 'thrown while offline');
+});
+
+test('an error thrown before the SDK could be fetched, with the network gone, arrives once the browser is back', async ({
+  page,
+  context,
+  request,
+  sink,
+}) => {
+  // The network fails every script the page did not load with its HTML, i.e. the SDK's chunks.
+  const html = await (await request.get('/about')).text();
+  const initialScripts = new Set(
+    [...html.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map(([, source = '']) => new URL(source, 'http://x').pathname),
+  );
+  let isNetworkDown = true;
+  await page.route(
+    (url) => url.pathname.startsWith('/_next/static/chunks/') && url.pathname.endsWith('.js'),
+    (route) =>
+      isNetworkDown && !initialScripts.has(new URL(route.request().url()).pathname)
+        ? route.abort('internetdisconnected')
+        : route.continue(),
+  );
+  await page.addInitScript(() => {
+    window.addEventListener('load', () => {
+      throw new Error('thrown before the SDK was there');
+    });
+  });
+  await page.goto('/about');
+  await context.setOffline(true);
+  await page.waitForTimeout(1_500);
+  expect(await page.evaluate(() => '__SENTRY__' in window)).toBe(false);
+
+  isNetworkDown = false;
+  await context.setOffline(false);
+  await sink.waitForErrorEvent((event) => exceptionValue(event) === 'thrown before the SDK was there');
 });
 
 test('while ingest is down the tunnel keeps envelopes and delivers them in order when it is back', async ({
