@@ -34,4 +34,8 @@ export default withSentryConfig(nextConfig, {
   project: env.SENTRY_PROJECT,
   release: { name: release, create: canUpload, finalize: canUpload },
   sourcemaps: { disable: !canUpload, deleteSourcemapsAfterUpload: true },
+  // Build-time injection of tracing channels into server dependencies (databases, queues): a
+  // loader on every server module, for traces only. With tracing on, the SDK injects the same
+  // channels at run time (sentry.server.config.ts).
+  buildTimeInstrumentation: false,
 });

@@ -1,17 +1,17 @@
 import * as Sentry from '@sentry/nextjs';
+import { serverIntegrations } from '@/lib/observability/server-integrations';
 import { serverSentryOptions } from '@/lib/observability/server-options';
-import { isTunnelUpstreamUrl } from '@/lib/observability/tunnel-instance';
 
 const options = serverSentryOptions();
 if (options) {
+  const isTracing = options.tracesSampleRate !== undefined;
   Sentry.init({
     ...options,
-    integrations: [
-      // The SDK's default for Next (Next traces incoming requests itself), except that the tunnel's
-      // posts to ingest get no span, breadcrumb or trace headers: they are Sentry's traffic, not
-      // the app's, and instrumenting them cost the tunnel a third of its throughput
-      // (docs/reliability.md).
-      Sentry.httpIntegration({ disableIncomingRequestSpans: true, ignoreOutgoingRequests: isTunnelUpstreamUrl }),
-    ],
+    // Without tracing nothing needs Next's OpenTelemetry spans, nor the module hooks that make
+    // libraries emit tracing channels: together they would cost a third of the throughput for
+    // nothing (docs/performance.md).
+    enableOpenTelemetrySetup: isTracing,
+    enableRuntimeChannelInjection: isTracing,
+    integrations: (defaults) => serverIntegrations(defaults, isTracing),
   });
 }

@@ -4,6 +4,7 @@
 // SHUTDOWN_TIMEOUT_MS. (`next start` exits 143 without flushing.) Plain JavaScript because it runs
 // before anything is compiled; PORT and HOSTNAME are read here as `next start` reads them.
 import { createServer } from 'node:http';
+import { withIsolationScope } from '@sentry/core';
 import next from 'next';
 
 const port = Number(process.env.PORT ?? 3000);
@@ -49,7 +50,9 @@ const server = createServer((request, response) => {
     });
     return;
   }
-  void handle(request, response);
+  // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
+  // events. With tracing, the SDK's Http integration does this too; this is its cheap part.
+  void withIsolationScope(() => handle(request, response));
 });
 
 server.listen(port, hostname, () => {

@@ -1,7 +1,11 @@
 import { isBrowserReportingEnabled, loadBrowserSdk } from '@/lib/observability/browser-sdk';
+import { publicEnv } from '@/lib/public-env';
 
 type BrowserSdk = Awaited<ReturnType<typeof loadBrowserSdk>>;
 type UncaughtEvent = ErrorEvent | PromiseRejectionEvent;
+
+// The first seconds after load belong to the user: no SDK to parse unless something failed.
+const QUIET_START_MS = 10_000;
 
 /**
  * Reports the way the SDK's own global handlers would, for an error that happened before the SDK
@@ -30,8 +34,8 @@ function whenIdle(callback: () => void): void {
 
 /**
  * Catches uncaught errors from the first instant, keeps them until the SDK is loaded and hands them
- * over then. The SDK loads at the first error, or once the page has loaded and the browser is
- * idle, so the page never waits for it.
+ * over then. The SDK loads at the first error, or later when the browser is idle, so the page
+ * never waits for it.
  */
 export function startLazyReporting() {
   let sdk: BrowserSdk | undefined;
@@ -68,10 +72,15 @@ export function startLazyReporting() {
     );
   }
 
+  // With tracing the SDK must measure this page load, so it comes as soon as the page is idle.
+  // Without, like Sentry's own Loader Script, it waits for an error; or, so that envelopes an earlier
+  // page left in the offline queue go out, until the user has had the page to themselves a while.
+  const delayMs = publicEnv.tracesSampleRate > 0 ? 0 : QUIET_START_MS;
+  const loadWhenIdle = () => setTimeout(() => whenIdle(load), delayMs);
   if (document.readyState === 'complete') {
-    whenIdle(load);
+    loadWhenIdle();
   } else {
-    window.addEventListener('load', () => whenIdle(load), { once: true });
+    window.addEventListener('load', loadWhenIdle, { once: true });
   }
 
   return {
