@@ -7,7 +7,7 @@ import { RateLimiter } from '@/lib/observability/rate-limiter';
 import {
   deliverToIngest,
   forwardEnvelope,
-  isIngestUrlOf,
+  ingestUrlMatcher,
   type TunnelOptions,
   type TunnelRequest,
 } from '@/lib/observability/tunnel';
@@ -61,9 +61,7 @@ export function clientAddressOf(request: TunnelRequest, trustProxy = env.TRUST_P
 }
 
 /** True for the tunnel's own requests to ingest. */
-export function isTunnelUpstreamUrl(url: string): boolean {
-  return isIngestUrlOf(browserDsn, url);
-}
+export const isTunnelUpstreamUrl = ingestUrlMatcher(browserDsn);
 
 export function handleTunnelRequest(request: TunnelRequest): Promise<Response> {
   return forwardEnvelope(request, getTunnel(), clientAddressOf(request));

@@ -107,16 +107,17 @@ function headerOf(answer: IngestResponse, name: string): string | undefined {
 }
 
 /**
- * True for the URL of a request the tunnel sends to `ownDsn`'s ingest, as Sentry's HTTP
- * instrumentation sees it: that is Sentry's own traffic, not the app's.
+ * A test for the URLs of the requests the tunnel sends to `ownDsn`'s ingest, as Sentry's HTTP
+ * instrumentation sees them: that is Sentry's own traffic, not the app's. The endpoint is worked
+ * out once, since the test runs on every outgoing request of the process.
  */
-export function isIngestUrlOf(ownDsn: string | undefined, url: string): boolean {
+export function ingestUrlMatcher(ownDsn: string | undefined): (url: string) => boolean {
   const dsn = ownDsn === undefined ? undefined : makeDsn(ownDsn);
   if (dsn === undefined) {
-    return false;
+    return () => false;
   }
   const [endpoint = ''] = getEnvelopeEndpointWithUrlEncodedAuth(dsn).split('?');
-  return url === endpoint || url.startsWith(`${endpoint}?`);
+  return (url) => url === endpoint || url.startsWith(`${endpoint}?`);
 }
 
 /** Ingest is down for now: worth keeping the envelope and trying again later. */
