@@ -1,14 +1,8 @@
 import * as Sentry from '@sentry/nextjs';
 import { browserSentryOptions } from '@/lib/observability/browser-options';
-import { publicEnv } from '@/lib/public-env';
+import { browserReportingSettings } from '@/lib/observability/browser-sdk';
 
-const options = browserSentryOptions({
-  dsn: publicEnv.sentryDsn,
-  environment: publicEnv.environment,
-  release: publicEnv.release,
-  tracesSampleRate: publicEnv.tracesSampleRate,
-  spotlightUrl: publicEnv.isDevelopment ? publicEnv.spotlightUrl : undefined,
-});
+const options = browserSentryOptions(browserReportingSettings);
 if (options) {
   Sentry.init(options);
 }

@@ -1,16 +1,19 @@
-import { isReportingEnabled } from '@/lib/observability/sentry-options';
+import { isReportingEnabled, type ReportingSettings } from '@/lib/observability/sentry-options';
 import { publicEnv } from '@/lib/public-env';
 
 type BrowserSdk = typeof import('@sentry/nextjs');
 
-/** Whether this build reports browser errors at all: to Sentry, or in development to Spotlight. */
-export const isBrowserReportingEnabled = isReportingEnabled({
+/** The browser's reporting settings, fixed at build time; sentry.client.config.ts inits from them. */
+export const browserReportingSettings: ReportingSettings = {
   dsn: publicEnv.sentryDsn,
   environment: publicEnv.environment,
   release: publicEnv.release,
   tracesSampleRate: publicEnv.tracesSampleRate,
   spotlightUrl: publicEnv.isDevelopment ? publicEnv.spotlightUrl : undefined,
-});
+};
+
+/** Whether this build reports browser errors at all: to Sentry, or in development to Spotlight. */
+export const isBrowserReportingEnabled = isReportingEnabled(browserReportingSettings);
 
 let loading: Promise<BrowserSdk> | undefined;
 
@@ -43,7 +46,7 @@ export function reportBoundaryError(error: unknown): void {
  * to drop. Only when tracing is on: there is no trace to mark otherwise.
  */
 export function markTraceAsNotFound(attribute: string): void {
-  if (!isBrowserReportingEnabled || publicEnv.tracesSampleRate <= 0) return;
+  if (!isBrowserReportingEnabled || browserReportingSettings.tracesSampleRate <= 0) return;
   void loadBrowserSdk().then((sdk) => {
     const span = sdk.getActiveSpan();
     if (span) sdk.getRootSpan(span).setAttribute(attribute, true);

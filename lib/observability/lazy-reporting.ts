@@ -1,5 +1,4 @@
-import { isBrowserReportingEnabled, loadBrowserSdk } from '@/lib/observability/browser-sdk';
-import { publicEnv } from '@/lib/public-env';
+import { browserReportingSettings, isBrowserReportingEnabled, loadBrowserSdk } from '@/lib/observability/browser-sdk';
 
 type BrowserSdk = Awaited<ReturnType<typeof loadBrowserSdk>>;
 type UncaughtEvent = ErrorEvent | PromiseRejectionEvent;
@@ -75,7 +74,7 @@ export function startLazyReporting() {
   // With tracing the SDK must measure this page load, so it comes as soon as the page is idle.
   // Without, like Sentry's own Loader Script, it waits for an error; or, so that envelopes an earlier
   // page left in the offline queue go out, until the user has had the page to themselves a while.
-  const delayMs = publicEnv.tracesSampleRate > 0 ? 0 : QUIET_START_MS;
+  const delayMs = browserReportingSettings.tracesSampleRate > 0 ? 0 : QUIET_START_MS;
   const loadWhenIdle = () => setTimeout(() => whenIdle(load), delayMs);
   if (document.readyState === 'complete') {
     loadWhenIdle();
