@@ -1,10 +1,8 @@
 import Link from 'next/link';
-import { NotFoundTraceMark } from '@/components/not-found-trace-mark';
 
 export function NotFoundScreen() {
   return (
     <section aria-labelledby="not-found-title">
-      <NotFoundTraceMark />
       <h1 id="not-found-title">Page not found</h1>
       <p>There is nothing at this address. It may have moved, or the link that brought you here may be wrong.</p>
       <p>

@@ -1,16 +1,9 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
+import { NotFoundScreen } from '@/components/not-found-screen';
 
 export const metadata: Metadata = { title: 'Page not found' };
 
+// The app's not-found screen, without its mark for Sentry's trace filter.
 export default function NotFound() {
-  return (
-    <section aria-labelledby="not-found-title">
-      <h1 id="not-found-title">Page not found</h1>
-      <p>There is nothing at this address. It may have moved, or the link that brought you here may be wrong.</p>
-      <p>
-        <Link href="/">Go to the home page</Link>
-      </p>
-    </section>
-  );
+  return <NotFoundScreen />;
 }
