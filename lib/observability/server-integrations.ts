@@ -9,8 +9,7 @@ import { isTunnelUpstreamUrl } from '@/lib/observability/tunnel-instance';
  * any request. Server errors inside requests come through `onRequestError`, which needs no
  * per-request instrumentation. Left out: console and fetch breadcrumbs, local variables (an
  * inspector session that pauses on every throw), module lists, child-process and worker watchers,
- * and the web frameworks' hooks; together they cost a fifth of a static page's throughput
- * (docs/performance.md).
+ * and the web frameworks' hooks (docs/performance.md has the steps measured).
  */
 const ERROR_ONLY_INTEGRATIONS = new Set([
   'EventFilters',

@@ -17,12 +17,13 @@ export function startProcess(command, args, env = {}) {
   return { child, output: () => output };
 }
 
-export async function waitForUrl(url, timeoutMs = 60_000) {
+export async function waitForUrl(url, timeoutMs = 60_000, pollMs = 200) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const response = await fetch(url).catch(() => undefined);
+    await response?.arrayBuffer();
     if (response?.ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
