@@ -68,3 +68,29 @@ test('envelopes kept while ingest was down are delivered after the server restar
   app = await startApp(3104, 'restart');
   await sink.waitForErrorEvent((event) => event.message === 'kept across a restart', 20_000);
 });
+
+test("without tracing, scope data set in one request never reaches another request's event", async ({ sink }) => {
+  // The build without a DSN, given one at run time: errors reported, nothing traced, so no
+  // Http integration; each request's isolation scope comes from server.mjs alone.
+  app = await startApp(3105, 'isolation', {
+    NEXT_DIST_DIR: '.next-bare',
+    SENTRY_DSN,
+    NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: '0',
+  });
+  const labels = Array.from({ length: 8 }, (_, index) => `request-${index}`);
+  const responses = await Promise.all(
+    labels.map((label) => fetch(`${app?.url}/api/sentry-example-api?label=${label}`)),
+  );
+  expect(responses.map((response) => response.status)).toEqual(labels.map(() => 500));
+
+  const labelled = /^Sentry example error thrown by an API route \(label (.+)\)$/;
+  await expect
+    .poll(async () => (await sink.errorEvents()).filter((event) => labelled.test(exceptionValue(event) ?? '')).length)
+    .toBe(labels.length);
+  for (const event of await sink.errorEvents()) {
+    const label = labelled.exec(exceptionValue(event) ?? '')?.[1];
+    if (label !== undefined) {
+      expect(event.tags?.['example.label']).toBe(label);
+    }
+  }
+});
