@@ -9,14 +9,20 @@ import { isReportingEnabled, type ReportingSettings, sharedSentryOptions } from 
 /** Same-origin path the browser posts its envelopes to; app/monitoring/route.ts forwards them. */
 export const TUNNEL_PATH = '/monitoring';
 
-/** Options for the browser init, or undefined when there is nowhere to report to. */
-export function browserSentryOptions(settings: ReportingSettings): BrowserOptions | undefined {
+/**
+ * Options for the browser init, or undefined when there is nowhere to report to. `notFoundPaths`:
+ * the paths the not-found screen was shown for, whose traces are dropped.
+ */
+export function browserSentryOptions(
+  settings: ReportingSettings,
+  notFoundPaths: ReadonlySet<string>,
+): BrowserOptions | undefined {
   if (!isReportingEnabled(settings)) {
     return undefined;
   }
   const { spotlightUrl } = settings;
   return {
-    ...sharedSentryOptions(settings),
+    ...sharedSentryOptions(settings, notFoundPaths),
     tunnel: settings.dsn === undefined ? undefined : TUNNEL_PATH,
     // Envelopes that cannot be sent (offline, network error) wait in IndexedDB and go out when the
     // browser is back online, or on the next page load.

@@ -41,14 +41,15 @@ export function reportBoundaryError(error: unknown): void {
   );
 }
 
+const notFoundPaths = new Set<string>();
+
 /**
- * Marks the current page load's or navigation's trace as a not-found page, for the shared filter
- * to drop. Only when tracing is on: there is no trace to mark otherwise.
+ * The paths this tab showed the not-found screen for; sentry.client.config.ts drops their
+ * page-load and navigation traces. Kept apart from the SDK, which may load only after the user has
+ * moved on, when the not-found page's trace is no longer the active one.
  */
-export function markTraceAsNotFound(attribute: string): void {
-  if (!isBrowserReportingEnabled || browserReportingSettings.tracesSampleRate <= 0) return;
-  void loadBrowserSdk().then((sdk) => {
-    const span = sdk.getActiveSpan();
-    if (span) sdk.getRootSpan(span).setAttribute(attribute, true);
-  });
+export const shownNotFoundPaths: ReadonlySet<string> = notFoundPaths;
+
+export function markPathAsNotFound(pathname: string): void {
+  notFoundPaths.add(pathname);
 }

@@ -10,9 +10,6 @@ export const ignoredErrors: RegExp[] = [
   /^ResizeObserver loop limit exceeded\.?$/,
 ];
 
-/** Set on a trace's root span by the not-found screen, so the trace can be dropped. */
-export const NOT_FOUND_ATTRIBUTE = 'app.not_found';
-
 const notFoundTransactionName = /^(?:[A-Z]+ )?\/(?:404|_not-found)$/;
 
 // Next's own start-up work (loading instrumentation and route modules) opens root spans of its
@@ -25,11 +22,27 @@ export function isNextInternalTrace(event: Event): boolean {
   return typeof spanType === 'string' && nextInternalSpanType.test(spanType);
 }
 
-/** A trace of a not-found page: by Next's route name, a 404 answer, or the not-found screen's mark. */
-export function isNotFoundTrace(event: Event): boolean {
+const NO_PATHS: ReadonlySet<string> = new Set();
+
+/** The path a browser page-load or navigation trace is about. */
+function browserTracePath(event: Event): string | undefined {
+  const path = event.contexts?.trace?.data?.['url.path'];
+  if (typeof path === 'string') return path;
+  return event.transaction_info?.source === 'url' ? event.transaction : undefined;
+}
+
+/**
+ * A trace of a not-found page: by Next's route name, a 404 answer, or, in the browser, which cannot
+ * tell a 404 by the trace's name (for an unknown URL it is just the URL), a path the not-found
+ * screen was shown for.
+ */
+export function isNotFoundTrace(event: Event, notFoundPaths: ReadonlySet<string> = NO_PATHS): boolean {
   if (event.transaction !== undefined && notFoundTransactionName.test(event.transaction)) {
     return true;
   }
-  const data = event.contexts?.trace?.data;
-  return data?.[NOT_FOUND_ATTRIBUTE] === true || data?.['http.response.status_code'] === 404;
+  if (event.contexts?.trace?.data?.['http.response.status_code'] === 404) {
+    return true;
+  }
+  const path = browserTracePath(event);
+  return path !== undefined && notFoundPaths.has(path);
 }

@@ -12,7 +12,6 @@ import {
   parseEnvelope,
   type SeverityLevel,
 } from '@sentry/core';
-import { NOT_FOUND_ATTRIBUTE } from '@/lib/observability/event-filters';
 import { sharedSentryOptions } from '@/lib/observability/sentry-options';
 
 // The SDK's real pipeline (integrations, ignoreErrors, beforeSend*) with a transport that keeps
@@ -29,20 +28,23 @@ class RecordingClient extends Client<ClientOptions> {
   }
 }
 
-function makeClient() {
+function makeClient(notFoundPaths?: ReadonlySet<string>) {
   const sent: Envelope[] = [];
   const transport = () =>
     createTransport({ recordDroppedEvent: () => undefined }, (request) => {
       sent.push(parseEnvelope(request.body as string));
       return Promise.resolve({ statusCode: 200 });
     });
-  const options = sharedSentryOptions({
-    dsn: 'https://public@sink.invalid/1',
-    environment: 'test',
-    release: 'r1',
-    tracesSampleRate: 1,
-    spotlightUrl: undefined,
-  });
+  const options = sharedSentryOptions(
+    {
+      dsn: 'https://public@sink.invalid/1',
+      environment: 'test',
+      release: 'r1',
+      tracesSampleRate: 1,
+      spotlightUrl: undefined,
+    },
+    notFoundPaths,
+  );
   const client = new RecordingClient({
     ...options,
     integrations: [eventFiltersIntegration()],
@@ -78,8 +80,12 @@ describe('shared Sentry options', () => {
     ['the /404 page', { transaction: '/404' }],
     ['a 404 answer', { transaction: 'GET /gone', contexts: { trace: { data: { 'http.response.status_code': 404 } } } }],
     [
-      'a page marked by the not-found screen',
-      { transaction: '/typo', contexts: { trace: { data: { [NOT_FOUND_ATTRIBUTE]: true } } } },
+      'a browser page load of a path the not-found screen was shown for',
+      { transaction: '/typo', contexts: { trace: { op: 'pageload', data: { 'url.path': '/typo' } } } },
+    ],
+    [
+      'a browser navigation to a path the not-found screen was shown for',
+      { transaction: '/typo', transaction_info: { source: 'url' }, contexts: { trace: { op: 'navigation' } } },
     ],
     [
       "Next's module loading",
@@ -89,7 +95,7 @@ describe('shared Sentry options', () => {
       },
     ],
   ])('drops the trace of %s', async (_, transaction) => {
-    const { client, sentItems } = makeClient();
+    const { client, sentItems } = makeClient(new Set(['/typo']));
     client.captureEvent({ type: 'transaction', timestamp: 2, start_timestamp: 1, ...transaction } as Event);
     client.captureEvent({ type: 'transaction', transaction: '/status', timestamp: 2, start_timestamp: 1 });
     const items = await sentItems();

@@ -18,8 +18,9 @@ export function isReportingEnabled(settings: ReportingSettings): boolean {
  * The options the browser and the server share, so their filtering cannot drift apart.
  * Traces go as transactions (`traceLifecycle: 'static'`): v11's default span streaming skips
  * `beforeSendTransaction`, and with it every way to drop a not-found page's trace.
+ * `notFoundPaths`: in the browser, the paths the not-found screen was shown for.
  */
-export function sharedSentryOptions(settings: ReportingSettings) {
+export function sharedSentryOptions(settings: ReportingSettings, notFoundPaths?: ReadonlySet<string>) {
   return {
     dsn: settings.dsn,
     environment: settings.environment,
@@ -29,6 +30,6 @@ export function sharedSentryOptions(settings: ReportingSettings) {
     sendDefaultPii: false,
     ignoreErrors: ignoredErrors,
     beforeSendTransaction: <T extends Event>(event: T): T | null =>
-      isNotFoundTrace(event) || isNextInternalTrace(event) ? null : event,
+      isNotFoundTrace(event, notFoundPaths) || isNextInternalTrace(event) ? null : event,
   };
 }
