@@ -1,4 +1,4 @@
-import { type AppProcess, removeSpool, startApp } from './support/app-process';
+import { type AppProcess, removeSpool, runAppUntilExit, startApp } from './support/app-process';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
 import { SENTRY_DSN } from './support/servers';
@@ -93,4 +93,10 @@ test("without tracing, scope data set in one request never reaches another reque
       expect(event.tags?.['example.label']).toBe(label);
     }
   }
+});
+
+test('a server started with an invalid environment variable exits 1 and names the variable', async () => {
+  const { code, output } = await runAppUntilExit(3106, { SENTRY_TUNNEL_RATE_LIMIT: 'lots' });
+  expect(code).toBe(1);
+  expect(output).toContain('SENTRY_TUNNEL_RATE_LIMIT');
 });

@@ -46,3 +46,25 @@ export async function startApp(port: number, spoolName: string, env: Record<stri
 export async function removeSpool(spoolName: string): Promise<void> {
   await rm(appRunEnv(spoolName).SENTRY_TUNNEL_SPOOL_DIR ?? '', { recursive: true, force: true });
 }
+
+/** Starts the production build with `env` and waits for it to exit by itself. */
+export async function runAppUntilExit(
+  port: number,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn('node', ['server.mjs'], {
+    env: { ...process.env, ...appRunEnv('exit'), PORT: String(port), HOSTNAME: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (exitCode) => resolve(exitCode)));
+  clearTimeout(timer);
+  return { code, output };
+}
