@@ -18,11 +18,17 @@ describe('parseEnv', () => {
       SENTRY_ENVIRONMENT: 'staging',
       SENTRY_RELEASE: 'v1.2.3',
       DEPLOYMENT_ID: 'dpl_2026-11-22.1',
+      NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
       ENABLE_SENTRY_EXAMPLES: 'true',
     });
     expect(env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE).toBe(0.1);
     expect(env.ENABLE_SENTRY_EXAMPLES).toBe(true);
     expect(env.DEPLOYMENT_ID).toBe('dpl_2026-11-22.1');
+  });
+
+  it.each([16, 24, 32])('accepts a server actions key of %i bytes', (bytes) => {
+    const key = Buffer.alloc(bytes, 9).toString('base64');
+    expect(parseEnv({ NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: key }).NEXT_SERVER_ACTIONS_ENCRYPTION_KEY).toBe(key);
   });
 
   it('treats blank values as unset', () => {
@@ -40,6 +46,9 @@ describe('parseEnv', () => {
     ['NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE', 'all'],
     ['ENABLE_SENTRY_EXAMPLES', 'yes please'],
     ['DEPLOYMENT_ID', 'has spaces'],
+    ['NEXT_SERVER_ACTIONS_ENCRYPTION_KEY', Buffer.alloc(20, 7).toString('base64')],
+    ['NEXT_SERVER_ACTIONS_ENCRYPTION_KEY', 'not base64 at all!'],
+    ['NEXT_SERVER_ACTIONS_ENCRYPTION_KEY', Buffer.alloc(32, 7).toString('base64').slice(0, -1)],
     ['NODE_ENV', 'staging'],
     ['NEXT_DIST_DIR', '../elsewhere'],
   ])('rejects %s=%j with a message naming the variable', (name, value) => {

@@ -25,6 +25,21 @@ const flag = optionalString.pipe(
     .optional(),
 );
 
+// Next's AES-GCM key for server action closures and ids: base64 of an AES-128, -192 or -256 key.
+const ENCRYPTION_KEY_BYTES = [16, 24, 32];
+const encryptionKey = optionalString.pipe(
+  z
+    .string()
+    .refine(
+      (value) =>
+        /^[A-Za-z0-9+/]+={0,2}$/.test(value) &&
+        value.length % 4 === 0 &&
+        ENCRYPTION_KEY_BYTES.includes(atob(value).length),
+      'must be base64 of 16, 24 or 32 random bytes, e.g. `openssl rand -base64 32`',
+    )
+    .optional(),
+);
+
 const positiveInt = (fallback: number, min: number) =>
   optionalString
     .transform((value) => value ?? String(fallback))
@@ -54,6 +69,7 @@ const schema = z.object({
       .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')
       .optional(),
   ),
+  NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: encryptionKey,
   ENABLE_SENTRY_EXAMPLES: flag,
   SENTRY_TUNNEL_MAX_BYTES: positiveInt(1024 * 1024, 1024),
   SENTRY_TUNNEL_TIMEOUT_MS: positiveInt(5_000, 100),
@@ -100,6 +116,7 @@ export const env = parseEnv({
   SENTRY_ENVIRONMENT: process.env.SENTRY_ENVIRONMENT,
   SENTRY_RELEASE: process.env.SENTRY_RELEASE,
   DEPLOYMENT_ID: process.env.DEPLOYMENT_ID,
+  NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: process.env.NEXT_SERVER_ACTIONS_ENCRYPTION_KEY,
   ENABLE_SENTRY_EXAMPLES: process.env.ENABLE_SENTRY_EXAMPLES,
   SENTRY_TUNNEL_MAX_BYTES: process.env.SENTRY_TUNNEL_MAX_BYTES,
   SENTRY_TUNNEL_TIMEOUT_MS: process.env.SENTRY_TUNNEL_TIMEOUT_MS,
