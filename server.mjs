@@ -1,8 +1,9 @@
 // `npm start`: Next's production server, with a shutdown that loses nothing. On SIGTERM or SIGINT
-// it stops accepting connections, lets requests in flight finish, flushes pending Sentry events
-// and stops the tunnel's spool (lib/observability/lifecycle.ts), then exits 0, all within
-// SHUTDOWN_TIMEOUT_MS. (`next start` exits 143 without flushing.) Plain JavaScript because it runs
-// before anything is compiled; PORT and HOSTNAME are read here as `next start` reads them.
+// it answers 503 on /api/ready for SHUTDOWN_DRAIN_DELAY_MS, then stops accepting connections, lets
+// requests in flight finish, flushes pending Sentry events and stops the tunnel's spool
+// (lib/observability/lifecycle.ts), then exits 0, all within SHUTDOWN_TIMEOUT_MS after the delay.
+// (`next start` exits 143 without flushing.) Plain JavaScript because it runs before anything is
+// compiled; PORT and HOSTNAME are read here as `next start` reads them, and the drain delay beside.
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -17,6 +18,14 @@ const FLUSH_TIMEOUT_MS = 2_000;
 const CLIENT_SOCKET_HEADER = 'x-client-socket-address';
 
 const TUNNEL_PATH = '/monitoring';
+
+// How long after SIGTERM the server goes on serving while /api/ready answers 503, so a load
+// balancer that polls readiness stops routing here before the listener closes. 0: close at once.
+const drainDelayMs = Number(process.env.SHUTDOWN_DRAIN_DELAY_MS || 0);
+if (!Number.isInteger(drainDelayMs) || drainDelayMs < 0 || drainDelayMs > 60_000) {
+  console.error('SHUTDOWN_DRAIN_DELAY_MS: must be a whole number of milliseconds from 0 to 60000');
+  process.exit(1);
+}
 
 /** The tunnel registered by lib/observability/lifecycle.ts, given Node's request as it is. */
 async function answerTunnel(tunnel, request, response) {
@@ -76,11 +85,14 @@ server.listen(port, hostname, () => {
 async function shutDown(signal) {
   if (isShuttingDown) return;
   isShuttingDown = true;
+  // Read by /api/ready (lib/server/health.ts).
+  globalThis[Symbol.for('app.lifecycle.draining')] = true;
   console.log(`${signal}: draining requests, then flushing error reports`);
   setTimeout(() => {
     console.error('Shutdown took too long; exiting');
     process.exit(1);
-  }, SHUTDOWN_TIMEOUT_MS).unref();
+  }, drainDelayMs + SHUTDOWN_TIMEOUT_MS).unref();
+  await new Promise((resolve) => setTimeout(resolve, drainDelayMs));
 
   const closed = new Promise((resolve) => server.close(resolve));
   // Keep-alive connections would hold close() open: drop each as soon as it falls idle.

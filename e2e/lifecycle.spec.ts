@@ -100,3 +100,14 @@ test('a server started with an invalid environment variable exits 1 and names th
   expect(code).toBe(1);
   expect(output).toContain('SENTRY_TUNNEL_RATE_LIMIT');
 });
+
+test('on SIGTERM readiness answers 503 while pages are still served, then the server exits 0', async () => {
+  app = await startApp(3107, 'drain', { SHUTDOWN_DRAIN_DELAY_MS: '3000' });
+  expect((await fetch(`${app.url}/api/ready`)).status).toBe(200);
+
+  const exited = app.stop('SIGTERM');
+  await expect.poll(async () => (await fetch(`${app?.url}/api/ready`)).status).toBe(503);
+  expect(await (await fetch(`${app.url}/api/ready`)).json()).toEqual({ status: 'draining' });
+  expect((await fetch(`${app.url}/about`)).status).toBe(200);
+  expect(await exited).toBe(0);
+});
