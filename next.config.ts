@@ -3,6 +3,7 @@ import type { NextConfig } from 'next';
 import { env } from './lib/env';
 import { resolveBuildRelease } from './lib/observability/build-release';
 import { ACTION_BODY_LIMIT_BYTES } from './lib/security/action-guard';
+import { securityHeaders } from './lib/security/headers';
 
 const release = resolveBuildRelease(env.SENTRY_RELEASE);
 
@@ -19,6 +20,9 @@ const nextConfig: NextConfig = {
     NEXT_PUBLIC_SENTRY_RELEASE: release ?? '',
     NEXT_PUBLIC_SENTRY_ENVIRONMENT: env.SENTRY_ENVIRONMENT ?? '',
   },
+  headers: async () => [
+    { source: '/:path*', headers: securityHeaders({ hstsMaxAgeSeconds: env.HSTS_MAX_AGE_SECONDS }) },
+  ],
   experimental: {
     // The original app's client router cache: dynamic pages reused for 30 s, static for 300 s.
     staleTimes: { dynamic: 30, static: 300 },

@@ -77,6 +77,13 @@ const schema = z.object({
   SENTRY_TUNNEL_SPOOL_DIR: optionalString,
   SENTRY_TUNNEL_SPOOL_MAX_BYTES: positiveInt(50 * 1024 * 1024, 0),
   TRUST_PROXY: flag,
+  HSTS_MAX_AGE_SECONDS: optionalString.pipe(
+    z.coerce
+      .number<string>()
+      .int('must be a whole number of seconds')
+      .min(0, 'must be a whole number of seconds')
+      .optional(),
+  ),
   NEXT_DIST_DIR: optionalString.pipe(
     z
       .string()
@@ -124,6 +131,7 @@ export const env = parseEnv({
   SENTRY_TUNNEL_SPOOL_DIR: process.env.SENTRY_TUNNEL_SPOOL_DIR,
   SENTRY_TUNNEL_SPOOL_MAX_BYTES: process.env.SENTRY_TUNNEL_SPOOL_MAX_BYTES,
   TRUST_PROXY: process.env.TRUST_PROXY,
+  HSTS_MAX_AGE_SECONDS: process.env.HSTS_MAX_AGE_SECONDS,
   NEXT_DIST_DIR: process.env.NEXT_DIST_DIR,
   SENTRY_AUTH_TOKEN: process.env.SENTRY_AUTH_TOKEN,
   SENTRY_ORG: process.env.SENTRY_ORG,

@@ -11,6 +11,7 @@ import {
   type TunnelOptions,
   type TunnelRequest,
 } from '@/lib/observability/tunnel';
+import { securityHeaders } from '@/lib/security/headers';
 
 // Relay accepts events up to 30 days old (`max_secs_in_past`); older ones are not worth sending.
 const MAX_ENVELOPE_AGE_MS = 30 * 24 * 60 * 60 * 1_000;
@@ -63,6 +64,10 @@ export function clientAddressOf(request: TunnelRequest, trustProxy = env.TRUST_P
 /** True for the tunnel's own requests to ingest. */
 export const isTunnelUpstreamUrl = ingestUrlMatcher(browserDsn);
 
-export function handleTunnelRequest(request: TunnelRequest): Promise<Response> {
-  return forwardEnvelope(request, getTunnel(), clientAddressOf(request));
+const tunnelHeaders = securityHeaders({ hstsMaxAgeSeconds: env.HSTS_MAX_AGE_SECONDS });
+
+export async function handleTunnelRequest(request: TunnelRequest): Promise<Response> {
+  const response = await forwardEnvelope(request, getTunnel(), clientAddressOf(request));
+  for (const { key, value } of tunnelHeaders) response.headers.set(key, value);
+  return response;
 }
