@@ -12,7 +12,7 @@ export type AppProcess = {
 
 /** Another instance of the production build on APP_URL, on its own port, with its own spool. */
 export async function startApp(port: number, spoolName: string, env: Record<string, string> = {}): Promise<AppProcess> {
-  const child: ChildProcess = spawn('node', ['server.mjs'], {
+  const child: ChildProcess = spawn('node', ['scripts/start.mjs'], {
     env: { ...process.env, ...appRunEnv(spoolName), PORT: String(port), HOSTNAME: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -52,7 +52,7 @@ export async function runAppUntilExit(
   port: number,
   env: Record<string, string>,
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn('node', ['server.mjs'], {
+  const child = spawn('node', ['scripts/start.mjs'], {
     env: { ...process.env, ...appRunEnv('exit'), PORT: String(port), HOSTNAME: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
