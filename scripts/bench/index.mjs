@@ -132,6 +132,30 @@ async function throughput(port, path) {
   };
 }
 
+const SECURITY_HEADERS = [
+  'content-security-policy',
+  'x-content-type-options',
+  'x-frame-options',
+  'referrer-policy',
+  'permissions-policy',
+  'cross-origin-opener-policy',
+  'cross-origin-resource-policy',
+];
+
+/** Both servers must send the same security headers, or the comparison is not of Sentry alone. */
+async function checkSameSecurityHeaders() {
+  const [app, baseline] = await Promise.all(
+    [targets.app, targets.baseline].map(async ({ port }) => {
+      const response = await fetch(`http://127.0.0.1:${port}/`);
+      await response.arrayBuffer();
+      return SECURITY_HEADERS.map((name) => `${name}: ${response.headers.get(name)}`).join('\n');
+    }),
+  );
+  if (app !== baseline) {
+    throw new Error(`the baseline's security headers differ from the app's:\n${app}\n---\n${baseline}`);
+  }
+}
+
 /** The scripts a modern browser loads with the page's HTML: `<script src>`, not `nomodule`. */
 async function firstLoadJs(port, path) {
   const html = await (await fetch(`http://127.0.0.1:${port}${path}`)).text();
@@ -246,6 +270,7 @@ try {
   console.log('# First-load JavaScript and Lighthouse');
   const app = await start(targets.app);
   const baseline = await start(targets.baseline);
+  await checkSameSecurityHeaders();
   for (const name of ['app', 'baseline']) {
     results.firstLoadJs[name] = {};
     for (const path of ['/', '/status', NOT_FOUND_PATH]) {
