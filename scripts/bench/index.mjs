@@ -176,7 +176,7 @@ async function firstLoadJs(port, path) {
   return { scripts: new Set(sources).size, gzip, brotli };
 }
 
-function lighthouse(port, path) {
+function lighthouseOnce(port, path) {
   const output = mkdtempSync(join(tmpdir(), 'bench-lighthouse-'));
   const report = join(output, 'report.json');
   return new Promise((resolve, reject) => {
@@ -196,7 +196,8 @@ function lighthouse(port, path) {
     child.on('exit', (code) => {
       try {
         if (code !== 0) throw new Error(`lighthouse exited ${code}`);
-        const { categories, audits } = JSON.parse(readFileSync(report, 'utf8'));
+        const { categories, audits, runtimeError } = JSON.parse(readFileSync(report, 'utf8'));
+        if (runtimeError) throw new Error(`lighthouse: ${runtimeError.code}`);
         resolve({
           score: Math.round(categories.performance.score * 100),
           lcpMs: audits['largest-contentful-paint'].numericValue,
@@ -209,6 +210,20 @@ function lighthouse(port, path) {
       }
     });
   });
+}
+
+// Lighthouse now and then fails to record a trace (NO_NAVSTART) whatever the page: run it again.
+const LIGHTHOUSE_ATTEMPTS = 3;
+
+async function lighthouse(port, path) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await lighthouseOnce(port, path);
+    } catch (error) {
+      if (attempt === LIGHTHOUSE_ATTEMPTS) throw error;
+      console.log(`  Lighthouse failed on ${port}${path} (${error.message}); again`);
+    }
+  }
 }
 
 const results = {
