@@ -10,8 +10,8 @@ export type AppProcess = {
   output(): string;
 };
 
-/** Another instance of the production build on APP_URL, on its own port, with its own spool. */
-export async function startApp(port: number, spoolName: string, env: Record<string, string> = {}): Promise<AppProcess> {
+/** `npm start` of the production build on APP_URL, on `port`, with its own spool, its output kept. */
+function spawnApp(port: number, spoolName: string, env: Record<string, string>) {
   const child: ChildProcess = spawn('node', ['scripts/start.mjs'], {
     env: { ...process.env, ...appRunEnv(spoolName), PORT: String(port), HOSTNAME: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -24,11 +24,17 @@ export async function startApp(port: number, spoolName: string, env: Record<stri
     output += chunk.toString();
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+/** Another instance of the production build on APP_URL, on its own port, with its own spool. */
+export async function startApp(port: number, spoolName: string, env: Record<string, string> = {}): Promise<AppProcess> {
+  const { child, exited, output } = spawnApp(port, spoolName, env);
   const url = `http://127.0.0.1:${port}`;
   await expect
     .poll(async () => (await fetch(`${url}/about`).catch(() => undefined))?.status, {
       timeout: 30_000,
-      message: `waiting for the app on port ${port}\n${output}`,
+      message: `waiting for the app on port ${port}\n${output()}`,
     })
     .toBe(200);
   return {
@@ -39,7 +45,7 @@ export async function startApp(port: number, spoolName: string, env: Record<stri
       }
       return exited;
     },
-    output: () => output,
+    output,
   };
 }
 
@@ -52,19 +58,9 @@ export async function runAppUntilExit(
   port: number,
   env: Record<string, string>,
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn('node', ['scripts/start.mjs'], {
-    env: { ...process.env, ...appRunEnv('exit'), PORT: String(port), HOSTNAME: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
+  const { child, exited, output } = spawnApp(port, 'exit', env);
   const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (exitCode) => resolve(exitCode)));
+  const code = await exited;
   clearTimeout(timer);
-  return { code, output };
+  return { code, output: output() };
 }
