@@ -41,14 +41,14 @@ export default defineConfig({
       timeout: 10_000,
     },
     {
-      command: 'node scripts/build.mjs && node scripts/start.mjs',
+      command: 'npx next build && node server.mjs',
       url: `${APP_URL}/about`,
       reuseExistingServer: !isCI,
       timeout: 240_000,
       env: { ...appRunEnv('main'), PORT: '3100' },
     },
     {
-      command: 'node scripts/build.mjs && node scripts/start.mjs',
+      command: 'npx next build && node server.mjs',
       url: `${BARE_APP_URL}/about`,
       reuseExistingServer: !isCI,
       timeout: 240_000,
