@@ -1,8 +1,8 @@
 import * as Sentry from '@sentry/nextjs';
 import { browserSentryOptions } from '@/lib/observability/browser-options';
-import { browserReportingSettings, shownNotFoundPaths } from '@/lib/observability/browser-sdk';
+import { browserReportingSettings, notFoundPaths } from '@/lib/observability/browser-sdk';
 
-const options = browserSentryOptions(browserReportingSettings, shownNotFoundPaths);
+const options = browserSentryOptions(browserReportingSettings, notFoundPaths);
 if (options) {
   Sentry.init(options);
 }

@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect } from 'react';
-import { markPathAsNotFound } from '@/lib/observability/browser-sdk';
+import { notFoundPaths } from '@/lib/observability/browser-sdk';
 
 /**
  * Records that this path showed the not-found screen, so the browser's page-load or navigation
@@ -9,6 +9,8 @@ import { markPathAsNotFound } from '@/lib/observability/browser-sdk';
  * unknown URL is just the URL.
  */
 export function NotFoundTraceMark() {
-  useEffect(() => markPathAsNotFound(window.location.pathname), []);
+  useEffect(() => {
+    notFoundPaths.add(window.location.pathname);
+  }, []);
   return null;
 }

@@ -41,15 +41,9 @@ export function reportBoundaryError(error: unknown): void {
   );
 }
 
-const notFoundPaths = new Set<string>();
-
 /**
  * The paths this tab showed the not-found screen for; sentry.client.config.ts drops their
  * page-load and navigation traces. Kept apart from the SDK, which may load only after the user has
  * moved on, when the not-found page's trace is no longer the active one.
  */
-export const shownNotFoundPaths: ReadonlySet<string> = notFoundPaths;
-
-export function markPathAsNotFound(pathname: string): void {
-  notFoundPaths.add(pathname);
-}
+export const notFoundPaths = new Set<string>();
