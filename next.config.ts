@@ -9,6 +9,9 @@ const release = resolveBuildRelease(env.SENTRY_RELEASE);
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  // `npm run build` completes the standalone folder (scripts/build.mjs); `npm start` and the
+  // Dockerfile run it.
+  output: 'standalone',
   // The server loads Sentry's SDK from node_modules rather than bundling it: bundling it twice
   // (instrumentation and route handlers) doubled the build's compile time, for a server that
   // loads it the same either way (docs/performance.md).

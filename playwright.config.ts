@@ -41,14 +41,14 @@ export default defineConfig({
       timeout: 10_000,
     },
     {
-      command: 'npx next build && node server.mjs',
+      command: 'node scripts/build.mjs && node scripts/start.mjs',
       url: `${APP_URL}/about`,
       reuseExistingServer: !isCI,
       timeout: 240_000,
       env: { ...appRunEnv('main'), PORT: '3100' },
     },
     {
-      command: 'npx next build && node server.mjs',
+      command: 'node scripts/build.mjs && node scripts/start.mjs',
       url: `${BARE_APP_URL}/about`,
       reuseExistingServer: !isCI,
       timeout: 240_000,

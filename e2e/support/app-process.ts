@@ -12,7 +12,7 @@ export type AppProcess = {
 
 /** `npm start` of the production build on APP_URL, on `port`, with its own spool, its output kept. */
 function spawnApp(port: number, spoolName: string, env: Record<string, string>) {
-  const child: ChildProcess = spawn('node', ['server.mjs'], {
+  const child: ChildProcess = spawn('node', ['scripts/start.mjs'], {
     env: { ...process.env, ...appRunEnv(spoolName), PORT: String(port), HOSTNAME: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

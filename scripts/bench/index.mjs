@@ -48,8 +48,8 @@ const targets = {
       NEXT_PUBLIC_SENTRY_DSN: DSN,
       SENTRY_TUNNEL_RATE_LIMIT: '1000000000',
     },
-    build: ['node_modules/next/dist/bin/next', 'build'],
-    start: ['server.mjs'],
+    build: ['scripts/build.mjs'],
+    start: ['scripts/start.mjs'],
   },
   baseline: {
     label: 'baseline',
@@ -70,8 +70,8 @@ const targets = {
       NEXT_PUBLIC_SENTRY_DSN: DSN,
       NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: RECOMMENDED_TRACES_SAMPLE_RATE,
     },
-    build: ['node_modules/next/dist/bin/next', 'build'],
-    start: ['server.mjs'],
+    build: ['scripts/build.mjs'],
+    start: ['scripts/start.mjs'],
   },
 };
 

@@ -131,7 +131,7 @@ async function pageLatencyWhileReporting(label, mode) {
 try {
   if (!process.argv.includes('--no-build')) {
     console.log('building the app into .next-bench ...');
-    const build = spawnSync('npx', ['next', 'build'], {
+    const build = spawnSync('node', ['scripts/build.mjs'], {
       stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: DIST_DIR, NEXT_PUBLIC_SENTRY_DSN: DSN },
     });
@@ -141,7 +141,7 @@ try {
   const spoolDir = join(tmpdir(), `bench-spool-${process.pid}`);
   startProcess('node', ['e2e/support/envelope-sink.mjs', String(SINK_PORT)]);
   startProcess('node', ['scripts/bench/minimal-forwarder.mjs', String(FORWARDER_PORT), `${SINK}/api/1/envelope/`]);
-  const app = startProcess('node', [`--inspect=127.0.0.1:${INSPECTOR_PORT}`, 'server.mjs'], {
+  const app = startProcess('node', [`--inspect=127.0.0.1:${INSPECTOR_PORT}`, 'scripts/start.mjs'], {
     NEXT_TELEMETRY_DISABLED: '1',
     NEXT_DIST_DIR: DIST_DIR,
     NEXT_PUBLIC_SENTRY_DSN: DSN,

@@ -1,0 +1,14 @@
+// `npm start`: the standalone server `npm run build` made, run from its own folder, with only the
+// node_modules Next traced into it, as the container runs it.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { standaloneDir } from './standalone.mjs';
+
+const server = resolve(standaloneDir, 'server.mjs');
+if (!existsSync(server)) {
+  console.error(`No standalone build in ${standaloneDir}: run \`npm run build\` first.`);
+  process.exit(1);
+}
+process.chdir(standaloneDir);
+await import(pathToFileURL(server).href);
