@@ -21,6 +21,8 @@ const securityHeaders = [
 // The app's settings that are not about error reporting, so the two differ only in Sentry.
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  // Served as the app is: Next's standalone server (`npm run bench` copies the static files in).
+  output: 'standalone',
   headers: async () => [{ source: '/:path*', headers: securityHeaders }],
   experimental: {
     staleTimes: { dynamic: 30, static: 300 },

@@ -56,9 +56,9 @@ const targets = {
     port: 3311,
     distPath: 'bench/baseline/.next',
     env: { ...common },
-    build: ['node_modules/next/dist/bin/next', 'build', 'bench/baseline'],
-    // `next start` reads PORT as server.mjs does.
-    start: ['node_modules/next/dist/bin/next', 'start', 'bench/baseline', '-H', '127.0.0.1'],
+    build: ['bench/baseline/build.mjs'],
+    // Next's own standalone server, as the app's is; it reads PORT and HOSTNAME as server.mjs does.
+    start: ['bench/baseline/.next/standalone/bench/baseline/server.js'],
   },
   traced: {
     label: `app, tracing ${RECOMMENDED_TRACES_SAMPLE_RATE}`,
