@@ -6,7 +6,9 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const projectDir = dirname(fileURLToPath(import.meta.url));
-const build = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build', projectDir], { stdio: 'inherit' });
+const build = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build', projectDir], {
+  stdio: 'inherit',
+});
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 // Next mirrors the project's place under the tracing root (the repository) inside standalone/.
