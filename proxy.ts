@@ -1,8 +1,14 @@
 import { type NextRequest, NextResponse } from 'next/server';
+import { publicEnv } from '@/lib/public-env';
 import { refuseBadActionRequest } from '@/lib/security/action-guard';
+import { reloadIntoThisDeployment } from '@/lib/security/version-skew';
 
 export async function proxy(request: NextRequest) {
-  return (await refuseBadActionRequest(request)) ?? NextResponse.next();
+  return (
+    (await refuseBadActionRequest(request)) ??
+    reloadIntoThisDeployment(request, publicEnv.deploymentId) ??
+    NextResponse.next()
+  );
 }
 
 // Only server-action requests pass through here; pages and assets pay nothing.
