@@ -1,8 +1,9 @@
 import { withSentryConfig } from '@sentry/nextjs/config';
 import type { NextConfig } from 'next';
-import { env } from './lib/env';
+import { env, isProduction } from './lib/env';
 import { resolveBuildRelease } from './lib/observability/build-release';
 import { ACTION_BODY_LIMIT_BYTES } from './lib/security/action-guard';
+import { developmentPolicy } from './lib/security/content-security-policy';
 import { securityHeaders } from './lib/security/headers';
 
 const release = resolveBuildRelease(env.SENTRY_RELEASE);
@@ -24,7 +25,15 @@ const nextConfig: NextConfig = {
     NEXT_PUBLIC_SENTRY_ENVIRONMENT: env.SENTRY_ENVIRONMENT ?? '',
   },
   headers: async () => [
-    { source: '/:path*', headers: securityHeaders({ hstsMaxAgeSeconds: env.HSTS_MAX_AGE_SECONDS }) },
+    {
+      source: '/:path*',
+      headers: securityHeaders({
+        hstsMaxAgeSeconds: env.HSTS_MAX_AGE_SECONDS,
+        // In production server.mjs sets each page's own policy (nonce or hashes); a header set
+        // here would replace it.
+        contentSecurityPolicy: isProduction ? undefined : developmentPolicy(env.NEXT_PUBLIC_SENTRY_SPOTLIGHT),
+      }),
+    },
   ],
   experimental: {
     // The original app's client router cache: dynamic pages reused for 30 s, static for 300 s.

@@ -59,6 +59,35 @@ const app = next({ dev: false, hostname, port });
 await app.prepare();
 const handle = app.getRequestHandler();
 
+/**
+ * Each page's Content-Security-Policy, from lib/security/content-security-policy.ts: a prerendered
+ * page's script hashes, or a fresh nonce. Next reads the nonce from the request's own CSP header
+ * and writes it onto every script it renders, so that header is ours alone, never the client's.
+ */
+function setContentSecurityPolicy(request, response) {
+  delete request.headers['content-security-policy'];
+  delete request.headers['content-security-policy-report-only'];
+  const policyFor = globalThis[Symbol.for('app.security.csp')];
+  if (!policyFor) return;
+  const { policy, nonce } = policyFor(request.url ?? '/');
+  response.setHeader('content-security-policy', policy);
+  if (nonce !== undefined) request.headers['content-security-policy'] = policy;
+}
+
+// Next's router reads these on its own requests (RSC fetches and server actions): the deployment
+// id (version skew), stale time, postponed and rewrite markers, action outcomes.
+// `x-nextjs-cache` (HIT, MISS) it never reads; on a document no script can read any of them.
+function trimInternalHeaders(request, response) {
+  const isRouterRequest = request.headers.rsc === '1' || request.headers['next-action'] !== undefined;
+  const writeHead = response.writeHead;
+  response.writeHead = function trimmedWriteHead(...args) {
+    for (const name of this.getHeaderNames()) {
+      if (name.startsWith('x-nextjs-') && (!isRouterRequest || name === 'x-nextjs-cache')) this.removeHeader(name);
+    }
+    return writeHead.apply(this, args);
+  };
+}
+
 let isShuttingDown = false;
 const server = createServer((request, response) => {
   request.headers[CLIENT_SOCKET_HEADER] = request.socket.remoteAddress ?? '';
@@ -73,6 +102,8 @@ const server = createServer((request, response) => {
     });
     return;
   }
+  setContentSecurityPolicy(request, response);
+  trimInternalHeaders(request, response);
   // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
   // events. With tracing, the SDK's Http integration does this too; this is its cheap part.
   void withIsolationScope(() => handle(request, response));

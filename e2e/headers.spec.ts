@@ -1,7 +1,7 @@
 import type { APIResponse } from '@playwright/test';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
-import { SENTRY_DSN } from './support/servers';
+import { DEPLOYMENT_ID, SENTRY_DSN } from './support/servers';
 
 function expectSecurityHeaders(response: APIResponse) {
   const headers = response.headers();
@@ -15,7 +15,12 @@ function expectSecurityHeaders(response: APIResponse) {
   for (const directive of ["frame-ancestors 'none'", "object-src 'none'", "base-uri 'self'", "form-action 'self'"]) {
     expect(csp).toContain(directive);
   }
-  expect(csp).not.toContain("'unsafe-eval'");
+  const scriptSources = csp.split(';').find((directive) => directive.trim().startsWith('script-src')) ?? '';
+  expect(scriptSources).toContain("'self'");
+  expect(scriptSources).not.toContain('unsafe');
+  expect(csp).toContain('report-uri /api/csp-report');
+  // Next's internal markers (cache HIT, prerender, stale time) are for its router's own requests.
+  expect(Object.keys(headers).filter((name) => name.startsWith('x-nextjs-'))).toEqual([]);
   expect(headers['x-powered-by']).toBeUndefined();
   // Served over plain HTTP here, and HSTS_MAX_AGE_SECONDS is unset.
   expect(headers['strict-transport-security']).toBeUndefined();
@@ -67,4 +72,13 @@ test('production serves no source map and no server source', async ({ request })
     const response = await request.get(path);
     expect([400, 404], path).toContain(response.status());
   }
+});
+
+test('a router request keeps the headers Next’s router reads, the deployment id among them', async ({ page }) => {
+  const routerResponse = page.waitForResponse((response) => response.request().headers().rsc === '1');
+  await page.goto('/');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'About' }).click();
+  const headers = await (await routerResponse).allHeaders();
+  expect(headers['x-nextjs-deployment-id']).toBe(DEPLOYMENT_ID);
+  expect(headers['x-nextjs-cache']).toBeUndefined();
 });

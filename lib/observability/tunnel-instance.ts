@@ -11,6 +11,7 @@ import {
   type TunnelOptions,
   type TunnelRequest,
 } from '@/lib/observability/tunnel';
+import { productionPolicy } from '@/lib/security/content-security-policy';
 import { securityHeaders } from '@/lib/security/headers';
 
 // Relay accepts events up to 30 days old (`max_secs_in_past`); older ones are not worth sending.
@@ -64,7 +65,10 @@ export function clientAddressOf(request: TunnelRequest, trustProxy = env.TRUST_P
 /** True for the tunnel's own requests to ingest. */
 export const isTunnelUpstreamUrl = ingestUrlMatcher(browserDsn);
 
-const tunnelHeaders = securityHeaders({ hstsMaxAgeSeconds: env.HSTS_MAX_AGE_SECONDS });
+const tunnelHeaders = securityHeaders({
+  hstsMaxAgeSeconds: env.HSTS_MAX_AGE_SECONDS,
+  contentSecurityPolicy: productionPolicy({ hashes: [] }),
+});
 
 export async function handleTunnelRequest(request: TunnelRequest): Promise<Response> {
   const response = await forwardEnvelope(request, getTunnel(), clientAddressOf(request));

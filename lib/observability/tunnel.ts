@@ -3,6 +3,7 @@ import { type DsnComponents, getEnvelopeEndpointWithUrlEncodedAuth, makeDsn, par
 import type { DeliveryResult, EnvelopeSpool } from '@/lib/observability/envelope-spool';
 import { type IngestFailure, type IngestResponse, postToIngest } from '@/lib/observability/ingest-client';
 import type { RateLimiter } from '@/lib/observability/rate-limiter';
+import { BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
 
 /**
  * What the tunnel reads of a request. A web Request fits, and so does Node's request in
@@ -33,27 +34,6 @@ const SPOOL_FULL_RETRY_AFTER_SECONDS = 60;
 
 function textResponse(status: number, reason: string, headers: Record<string, string> = {}): Response {
   return new Response(reason, { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } });
-}
-
-class BodyTooLargeError extends Error {}
-
-/** Reads at most `maxBytes` of the body, without buffering past the cap. */
-async function readBodyCapped(request: TunnelRequest, maxBytes: number): Promise<Uint8Array> {
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declared > maxBytes) {
-    throw new BodyTooLargeError();
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  // Leaving the loop early (the throw) cancels the stream: nothing past the cap is read.
-  for await (const chunk of request.body ?? []) {
-    size += chunk.byteLength;
-    if (size > maxBytes) {
-      throw new BodyTooLargeError();
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size);
 }
 
 function isSameProject(a: DsnComponents, b: DsnComponents): boolean {

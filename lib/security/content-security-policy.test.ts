@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { developmentPolicy, productionPolicy } from '@/lib/security/content-security-policy';
+import { createPolicyForRequest, inlineScriptHashes, prerenderedScriptHashes } from '@/lib/security/page-policies';
+
+const sha256 = (text: string) => `sha256-${createHash('sha256').update(text).digest('base64')}`;
+
+function scriptSources(policy: string): string[] {
+  return (
+    policy
+      .split('; ')
+      .find((directive) => directive.startsWith('script-src '))
+      ?.split(' ')
+      .slice(1) ?? []
+  );
+}
+
+describe('inlineScriptHashes', () => {
+  it('hashes each inline script as the browser does, and skips script files and repeats', () => {
+    const html =
+      '<script src="/_next/static/a.js" async=""></script><script id="_R_">boot()</script>' +
+      '<script>self.__next_f.push([1,"x"])</script><script>boot()</script>';
+    expect(inlineScriptHashes(html)).toEqual([sha256('boot()'), sha256('self.__next_f.push([1,"x"])')]);
+  });
+});
+
+describe('productionPolicy', () => {
+  it('allows scripts by origin and nonce or hash only, never unsafe sources', () => {
+    const policy = productionPolicy({ nonce: 'abc', hashes: ['sha256-x'] });
+    expect(scriptSources(policy)).toEqual(["'self'", "'nonce-abc'", "'sha256-x'"]);
+    expect(scriptSources(policy).filter((source) => source.includes('unsafe'))).toEqual([]);
+    for (const directive of ["frame-ancestors 'none'", "object-src 'none'", "base-uri 'self'", "form-action 'self'"]) {
+      expect(policy).toContain(directive);
+    }
+    expect(policy).toContain('report-uri /api/csp-report');
+  });
+});
+
+describe('developmentPolicy', () => {
+  it('lets the browser SDK reach Spotlight', () => {
+    expect(developmentPolicy('http://localhost:9999/stream')).toContain("connect-src 'self' http://localhost:9999");
+  });
+});
+
+describe('prerenderedScriptHashes', () => {
+  function buildWith(routes: Record<string, { initialRevalidateSeconds: number | false; html: string }>): string {
+    const distDir = mkdtempSync(join(tmpdir(), 'csp-build-'));
+    mkdirSync(join(distDir, 'server', 'app'), { recursive: true });
+    const manifest = { routes: {} as Record<string, { initialRevalidateSeconds: number | false }> };
+    for (const [route, { initialRevalidateSeconds, html }] of Object.entries(routes)) {
+      manifest.routes[route] = { initialRevalidateSeconds };
+      writeFileSync(join(distDir, 'server', 'app', `${route === '/' ? '/index' : route}.html`), html);
+    }
+    writeFileSync(join(distDir, 'prerender-manifest.json'), JSON.stringify(manifest));
+    return distDir;
+  }
+
+  it('reads each prerendered page of the build, leaving out pages that revalidate', () => {
+    const distDir = buildWith({
+      '/': { initialRevalidateSeconds: false, html: '<script>home()</script>' },
+      '/news': { initialRevalidateSeconds: 60, html: '<script>news()</script>' },
+    });
+    expect(prerenderedScriptHashes(distDir)).toEqual(new Map([['/', [sha256('home()')]]]));
+  });
+
+  it('finds nothing, rather than failing, where there is no build', () => {
+    expect(prerenderedScriptHashes(join(tmpdir(), 'no-such-build')).size).toBe(0);
+  });
+});
+
+describe('createPolicyForRequest', () => {
+  const policyFor = createPolicyForRequest(
+    new Map([
+      ['/', ['sha256-home']],
+      ['/_not-found', ['sha256-missing']],
+    ]),
+  );
+
+  it('gives a prerendered page its hashes and no nonce, so it stays static', () => {
+    const { policy, nonce } = policyFor('/');
+    expect(nonce).toBeUndefined();
+    expect(scriptSources(policy)).toEqual(["'self'", "'sha256-home'"]);
+  });
+
+  it('gives any other page a fresh nonce, plus the not-found page’s hashes', () => {
+    const first = policyFor('/status');
+    const second = policyFor('/status');
+    expect(first.nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+    expect(second.nonce).not.toBe(first.nonce);
+    expect(scriptSources(first.policy)).toEqual(["'self'", `'nonce-${first.nonce}'`, "'sha256-missing'"]);
+  });
+
+  it('makes no nonce for Next’s own files', () => {
+    expect(policyFor('/_next/static/chunks/a.js').nonce).toBeUndefined();
+  });
+});
