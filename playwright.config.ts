@@ -10,6 +10,8 @@ const quietEnv = { NEXT_TELEMETRY_DISABLED: '1' };
 
 export default defineConfig({
   testDir: './e2e',
+  // Several instances behind nginx: playwright.deploy.config.ts.
+  testIgnore: 'deploy/**',
   // One shared envelope sink: tests that count what arrived must not overlap.
   workers: 1,
   fullyParallel: false,

@@ -142,13 +142,24 @@ const SECURITY_HEADERS = [
   'cross-origin-resource-policy',
 ];
 
+// The app's script sources are per page (hashes or a nonce), the baseline's 'unsafe-inline'.
+const PER_APP_DIRECTIVES = /^(script-src|report-uri) /;
+
+function comparable(name, value) {
+  if (name !== 'content-security-policy' || value === null) return value;
+  return value
+    .split('; ')
+    .filter((directive) => !PER_APP_DIRECTIVES.test(directive))
+    .join('; ');
+}
+
 /** Both servers must send the same security headers, or the comparison is not of Sentry alone. */
 async function checkSameSecurityHeaders() {
   const [app, baseline] = await Promise.all(
     [targets.app, targets.baseline].map(async ({ port }) => {
       const response = await fetch(`http://127.0.0.1:${port}/`);
       await response.arrayBuffer();
-      return SECURITY_HEADERS.map((name) => `${name}: ${response.headers.get(name)}`).join('\n');
+      return SECURITY_HEADERS.map((name) => `${name}: ${comparable(name, response.headers.get(name))}`).join('\n');
     }),
   );
   if (app !== baseline) {
