@@ -1,5 +1,6 @@
-// `npm test`: lint, types, unit tests and browser tests, each run even when an earlier one fails,
-// then one summary line `N passed, N failed` (lint and type checks count as one test each).
+// `npm test`: lint, types, unit tests, browser tests and the multi-instance deployment tests, each
+// run even when an earlier one fails, then one summary line `N passed, N failed` (lint and type
+// checks count as one test each).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,6 +60,19 @@ const e2eOk = run('npx', ['playwright', 'test', '--reporter=list,json'], {
 });
 const e2e = readJson(playwrightReport);
 count('browser tests', e2eOk, e2e && { passed: e2e.stats.expected + e2e.stats.flaky, failed: e2e.stats.unexpected });
+
+// Several standalone instances behind nginx (playwright.deploy.config.ts), after the main suite:
+// both use the one envelope sink's port.
+const deployReport = join(reports, 'deploy.json');
+const deployOk = run('npx', ['playwright', 'test', '--config', 'playwright.deploy.config.ts', '--reporter=list,json'], {
+  PLAYWRIGHT_JSON_OUTPUT_NAME: deployReport,
+});
+const deploy = readJson(deployReport);
+count(
+  'deployment tests',
+  deployOk,
+  deploy && { passed: deploy.stats.expected + deploy.stats.flaky, failed: deploy.stats.unexpected },
+);
 
 rmSync(reports, { recursive: true, force: true });
 if (problems.length > 0) console.log(`\nFailed: ${problems.join(', ')}`);
