@@ -15,8 +15,9 @@ const nextConfig: NextConfig = {
   output: 'standalone',
   // The server loads Sentry's SDK from node_modules rather than bundling it: bundling it twice
   // (instrumentation and route handlers) doubled the build's compile time, for a server that
-  // loads it the same either way (docs/performance.md).
-  serverExternalPackages: ['@sentry/nextjs', '@sentry/core'],
+  // loads it the same either way (docs/performance.md). @sentry/core stays bundled: our own
+  // imports of it would otherwise load its ES module build beside the SDK's CommonJS one, 12 MB.
+  serverExternalPackages: ['@sentry/nextjs'],
   distDir: env.NEXT_DIST_DIR,
   deploymentId: env.DEPLOYMENT_ID,
   // Build-time values the browser needs; lib/public-env.ts reads them.

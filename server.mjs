@@ -6,9 +6,13 @@
 // compiled; PORT and HOSTNAME are read here as `next start` reads them, and the drain delay beside.
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { withIsolationScope } from '@sentry/core';
 import next from 'next';
+
+// The SDK's own copy (CommonJS, as @sentry/nextjs loads it): an `import` would load the ES module
+// build beside it, a second @sentry/core in memory.
+const { withIsolationScope } = createRequire(import.meta.url)('@sentry/core');
 
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOSTNAME ?? '0.0.0.0';
@@ -109,6 +113,11 @@ const server = createServer((request, response) => {
   void withIsolationScope(() => handle(request, response));
 });
 
+// A port already taken would otherwise leave a process up that serves nothing.
+server.on('error', (error) => {
+  console.error(`Cannot listen on ${hostname}:${port}: ${error.message}`);
+  process.exit(1);
+});
 server.listen(port, hostname, () => {
   console.log(`▲ Ready on http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`);
 });

@@ -101,6 +101,13 @@ test('a server started with an invalid environment variable exits 1 and names th
   expect(output).toContain('SENTRY_TUNNEL_RATE_LIMIT');
 });
 
+test('a server started on a port already in use exits 1 and says so', async () => {
+  // 3100 is the main app's port, served throughout the browser tests.
+  const { code, output } = await runAppUntilExit(3100, {});
+  expect(code).toBe(1);
+  expect(output).toContain('Cannot listen on 127.0.0.1:3100');
+});
+
 test('on SIGTERM readiness answers 503 while pages are still served, then the server exits 0', async () => {
   app = await startApp(3107, 'drain', { SHUTDOWN_DRAIN_DELAY_MS: '3000' });
   expect((await fetch(`${app.url}/api/ready`)).status).toBe(200);
