@@ -26,9 +26,14 @@ ARG SENTRY_ENVIRONMENT=""
 ARG SENTRY_RELEASE=""
 ARG DEPLOYMENT_ID=""
 ARG HSTS_MAX_AGE_SECONDS=""
-# The server actions key is a secret: a build secret, never a layer.
+ARG SENTRY_ORG=""
+ARG SENTRY_PROJECT=""
+# The server actions key and the Sentry auth token (source-map upload) are secrets: build
+# secrets, never a layer. Without a token the build uploads nothing and makes no network call.
 RUN --mount=type=secret,id=actions_key,required=false \
+    --mount=type=secret,id=sentry_auth_token,required=false \
     NEXT_SERVER_ACTIONS_ENCRYPTION_KEY="$(cat /run/secrets/actions_key 2>/dev/null || true)" \
+    SENTRY_AUTH_TOKEN="$(cat /run/secrets/sentry_auth_token 2>/dev/null || true)" \
     npm run build
 
 FROM base AS runner

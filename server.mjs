@@ -10,9 +10,10 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import next from 'next';
 
+const require = createRequire(import.meta.url);
 // The SDK's own copy (CommonJS, as @sentry/nextjs loads it): an `import` would load the ES module
 // build beside it, a second @sentry/core in memory.
-const { withIsolationScope } = createRequire(import.meta.url)('@sentry/core');
+const { withIsolationScope } = require('@sentry/core');
 
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOSTNAME ?? '0.0.0.0';
@@ -62,6 +63,20 @@ process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(config);
 const app = next({ dev: false, hostname, port });
 await app.prepare();
 const handle = app.getRequestHandler();
+// In production Next runs the instrumentation hook at the first request. Run it before listening,
+// so that request already has what the hook sets up: Sentry, the tunnel, each page's policy. This
+// is the module and promise Next itself uses, so the hook still runs once.
+const {
+  ensureInstrumentationRegistered,
+} = require('next/dist/server/lib/router-utils/instrumentation-globals.external.js');
+await ensureInstrumentationRegistered(process.cwd(), distDir);
+// Set by the hook (lib/security/page-policies.ts). Without it every page would go out with no
+// Content-Security-Policy at all: better not to serve.
+const policyFor = globalThis[Symbol.for('app.security.csp')];
+if (typeof policyFor !== 'function') {
+  console.error('No Content-Security-Policy was set up by the instrumentation hook; not serving without one.');
+  process.exit(1);
+}
 
 /**
  * Each page's Content-Security-Policy, from lib/security/content-security-policy.ts: a prerendered
@@ -71,8 +86,6 @@ const handle = app.getRequestHandler();
 function setContentSecurityPolicy(request, response) {
   delete request.headers['content-security-policy'];
   delete request.headers['content-security-policy-report-only'];
-  const policyFor = globalThis[Symbol.for('app.security.csp')];
-  if (!policyFor) return;
   const { policy, nonce } = policyFor(request.url ?? '/');
   response.setHeader('content-security-policy', policy);
   if (nonce !== undefined) request.headers['content-security-policy'] = policy;
@@ -114,11 +127,13 @@ const server = createServer((request, response) => {
 });
 
 // A port already taken would otherwise leave a process up that serves nothing.
-server.on('error', (error) => {
+function exitUnlistened(error) {
   console.error(`Cannot listen on ${hostname}:${port}: ${error.message}`);
   process.exit(1);
-});
+}
+server.once('error', exitUnlistened);
 server.listen(port, hostname, () => {
+  server.off('error', exitUnlistened);
   console.log(`▲ Ready on http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`);
 });
 

@@ -53,6 +53,8 @@ function start(instance: Instance): Promise<AppProcess> {
     NEXT_DIST_DIR: BUILDS[instance].distDir,
     // What a load balancer polling /api/ready needs to stop routing here before the listener closes.
     SHUTDOWN_DRAIN_DELAY_MS: '500',
+    // The per-client caps key on the address nginx puts in X-Forwarded-For.
+    TRUST_PROXY: 'true',
   });
 }
 

@@ -16,7 +16,8 @@ export type Nginx = {
 /**
  * Debian's nginx as the load balancer in front of the instances: round-robin, retrying an
  * idempotent request on the next instance when one refuses the connection (its listener closed on
- * SIGTERM). Everything it writes stays in its own temporary folder; it runs in the foreground as
+ * SIGTERM). It replaces any X-Forwarded-For the client sent with the client's address, which the
+ * instances trust (TRUST_PROXY). Everything it writes stays in its own temporary folder; it runs in the foreground as
  * this process's child. `X-Upstream` tells the tests which instance answered.
  */
 function config(prefix: string, port: number, upstreams: number[]): string {
@@ -44,7 +45,7 @@ ${upstreams.map((upstream) => `    server 127.0.0.1:${upstream};`).join('\n')}
       proxy_pass http://app;
       proxy_http_version 1.1;
       proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-For $remote_addr;
       proxy_next_upstream error timeout;
       add_header X-Upstream $upstream_addr always;
     }
@@ -54,7 +55,7 @@ ${upstreams.map((upstream) => `    server 127.0.0.1:${upstream};`).join('\n')}
       proxy_pass http://app;
       proxy_http_version 1.1;
       proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-For $remote_addr;
       proxy_next_upstream error timeout non_idempotent;
       add_header X-Upstream $upstream_addr always;
     }

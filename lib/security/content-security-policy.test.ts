@@ -49,7 +49,7 @@ describe('prerenderedScriptHashes', () => {
   function buildWith(routes: Record<string, { initialRevalidateSeconds: number | false; html: string }>): string {
     const distDir = mkdtempSync(join(tmpdir(), 'csp-build-'));
     mkdirSync(join(distDir, 'server', 'app'), { recursive: true });
-    const manifest = { routes: {} as Record<string, { initialRevalidateSeconds: number | false }> };
+    const manifest = { routes: {} as Record<string, { initialRevalidateSeconds: number | false }>, dynamicRoutes: {} };
     for (const [route, { initialRevalidateSeconds, html }] of Object.entries(routes)) {
       manifest.routes[route] = { initialRevalidateSeconds };
       writeFileSync(join(distDir, 'server', 'app', `${route === '/' ? '/index' : route}.html`), html);
@@ -58,16 +58,29 @@ describe('prerenderedScriptHashes', () => {
     return distDir;
   }
 
-  it('reads each prerendered page of the build, leaving out pages that revalidate', () => {
+  it('reads each prerendered page of the build', () => {
+    const distDir = buildWith({
+      '/': { initialRevalidateSeconds: false, html: '<script>home()</script>' },
+      '/about': { initialRevalidateSeconds: false, html: '<script>about()</script>' },
+    });
+    expect(prerenderedScriptHashes(distDir)).toEqual(
+      new Map([
+        ['/', [sha256('home()')]],
+        ['/about', [sha256('about()')]],
+      ]),
+    );
+  });
+
+  it('refuses a build with a page whose HTML changes after the build, naming it', () => {
     const distDir = buildWith({
       '/': { initialRevalidateSeconds: false, html: '<script>home()</script>' },
       '/news': { initialRevalidateSeconds: 60, html: '<script>news()</script>' },
     });
-    expect(prerenderedScriptHashes(distDir)).toEqual(new Map([['/', [sha256('home()')]]]));
+    expect(() => prerenderedScriptHashes(distDir)).toThrow(/\/news change after the build/);
   });
 
-  it('finds nothing, rather than failing, where there is no build', () => {
-    expect(prerenderedScriptHashes(join(tmpdir(), 'no-such-build')).size).toBe(0);
+  it('refuses to go on without a build', () => {
+    expect(() => prerenderedScriptHashes(join(tmpdir(), 'no-such-build'))).toThrow(/npm run build/);
   });
 });
 
@@ -79,10 +92,9 @@ describe('createPolicyForRequest', () => {
     ]),
   );
 
-  it('gives a prerendered page its hashes and no nonce, so it stays static', () => {
+  it('gives a prerendered page its hashes, and a nonce for when Next renders it anew', () => {
     const { policy, nonce } = policyFor('/');
-    expect(nonce).toBeUndefined();
-    expect(scriptSources(policy)).toEqual(["'self'", "'sha256-home'"]);
+    expect(scriptSources(policy)).toEqual(["'self'", `'nonce-${nonce}'`, "'sha256-home'"]);
   });
 
   it('gives any other page a fresh nonce, plus the not-found page’s hashes', () => {

@@ -7,8 +7,10 @@ import { BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
 // A browser's report is well under 4 KB; a batch of Reporting API reports a few of them.
 const MAX_BODY_BYTES = 32 * 1024;
 const MAX_REPORTS_PER_BATCH = 20;
-// Per client and minute: a page that breaks its policy in a loop must not flood Sentry.
+// Per client and minute, reports and violations sent: a page that breaks its policy in a loop
+// must not flood Sentry. And for the whole process, whoever reports.
 const REPORTS_PER_MINUTE = 30;
+const VIOLATIONS_PER_MINUTE = 100;
 
 const text = (max: number) => z.string().max(max);
 const position = z.number().int().nonnegative();
@@ -99,29 +101,81 @@ export function parseViolations(contentType: string, body: string): Violation[] 
 
 const EXTENSION_SCHEMES = /^(chrome|moz|safari|safari-web|ms-browser)-extension:/;
 
+// Directives a browser reports; anything else in a report is made up, and not worth an issue.
+const KNOWN_DIRECTIVES = new Set([
+  'default-src',
+  'script-src',
+  'script-src-elem',
+  'script-src-attr',
+  'style-src',
+  'style-src-elem',
+  'style-src-attr',
+  'img-src',
+  'font-src',
+  'connect-src',
+  'media-src',
+  'object-src',
+  'frame-src',
+  'child-src',
+  'worker-src',
+  'manifest-src',
+  'frame-ancestors',
+  'form-action',
+  'base-uri',
+  'require-trusted-types-for',
+  'trusted-types',
+]);
+
+// What browsers put in blocked-uri instead of a URL.
+const BLOCKED_KEYWORDS = new Set(['inline', 'eval', 'wasm-eval', 'self', 'trusted-types-policy', 'trusted-types-sink']);
+
 /**
- * Whether a violation is worth an event: one of our own pages, and not a browser extension
- * injecting into it (extensions trip every strict policy, and nothing in the app can fix that).
+ * Whether a violation is worth an event: one of our own pages, a directive browsers report, and
+ * not a browser extension injecting into the page (extensions trip every strict policy, and
+ * nothing in the app can fix that).
  */
 export function isReportable(violation: Violation, host: string | null): boolean {
   const document = URL.parse(violation.documentUrl);
   if (document === null || document.host !== host) return false;
+  if (!KNOWN_DIRECTIVES.has(violation.directive)) return false;
   return !EXTENSION_SCHEMES.test(violation.blockedUrl) && !EXTENSION_SCHEMES.test(violation.sourceFile ?? '');
 }
 
-/** What was blocked, as Sentry groups it: inline and eval by name, a URL by its origin. */
-function blockedSource(blockedUrl: string): string {
-  if (blockedUrl === '' || !blockedUrl.includes(':')) return blockedUrl || 'inline';
-  return URL.parse(blockedUrl)?.origin ?? blockedUrl;
+/**
+ * What was blocked, as Sentry groups it: a keyword (inline, eval, data, blob), a URL's origin, or
+ * "other". Never the reporter's own text, which would make a new issue of every made-up value.
+ */
+export function blockedSource(blockedUrl: string): string {
+  if (blockedUrl === '') return 'inline';
+  if (BLOCKED_KEYWORDS.has(blockedUrl)) return blockedUrl;
+  const url = URL.parse(blockedUrl);
+  if (url === null) return 'other';
+  if (url.protocol === 'data:' || url.protocol === 'blob:') return url.protocol.slice(0, -1);
+  return /^(https?|wss?):$/.test(url.protocol) ? url.origin : 'other';
 }
 
-function reportToSentry(violation: Violation): void {
-  const blocked = blockedSource(violation.blockedUrl);
+/** A URL without its query and fragment, which can hold tokens; what is not a URL is left out. */
+function withoutQuery(value: string | undefined): string | undefined {
+  const url = value === undefined ? null : URL.parse(value);
+  return url === null ? undefined : `${url.origin}${url.pathname}`;
+}
+
+function reportToSentry(violation: Violation, blocked: string): void {
   captureMessage(`Content Security Policy: ${violation.directive} blocked ${blocked}`, {
     level: 'warning',
     fingerprint: ['csp-violation', violation.directive, blocked],
     tags: { 'csp.directive': violation.directive, 'csp.disposition': violation.disposition },
-    contexts: { csp: { ...violation } },
+    contexts: {
+      csp: {
+        documentUrl: withoutQuery(violation.documentUrl),
+        blocked,
+        sourceFile: withoutQuery(violation.sourceFile),
+        line: violation.line,
+        column: violation.column,
+        sample: violation.sample,
+        disposition: violation.disposition,
+      },
+    },
   });
 }
 
@@ -137,18 +191,55 @@ function answer(status: number, reason?: string, headers: Record<string, string>
 }
 
 const REPORT_CONTENT_TYPES = new Set(['application/csp-report', 'application/reports+json']);
+// A kind of violation (directive and what it blocked) goes to Sentry at most once per window.
+const REPEAT_WINDOW_MS = 60_000;
+const REMEMBERED_KINDS = 1_000;
+
+export type CspReportLimits = {
+  /** Per client: each report, and each violation in it that would be sent. */
+  perClient: RateLimiter;
+  /** For the whole process: violations sent to Sentry, whoever reports them. */
+  overall: RateLimiter;
+  /** When each kind of violation was last sent. */
+  lastSent: Map<string, number>;
+  now: () => number;
+};
+
+export function createCspReportLimits(now: () => number = Date.now): CspReportLimits {
+  return {
+    perClient: new RateLimiter(REPORTS_PER_MINUTE, 60_000, undefined, now),
+    overall: new RateLimiter(VIOLATIONS_PER_MINUTE, 60_000, undefined, now),
+    lastSent: new Map(),
+    now,
+  };
+}
+
+/** Whether this kind of violation may be sent now; remembers that it was. */
+function takeKind(limits: CspReportLimits, kind: string): boolean {
+  const now = limits.now();
+  const last = limits.lastSent.get(kind);
+  if (last !== undefined && now - last < REPEAT_WINDOW_MS) return false;
+  limits.lastSent.delete(kind);
+  limits.lastSent.set(kind, now);
+  if (limits.lastSent.size > REMEMBERED_KINDS) {
+    const oldest = limits.lastSent.keys().next().value;
+    if (oldest !== undefined) limits.lastSent.delete(oldest);
+  }
+  return true;
+}
 
 /**
  * Takes a browser's CSP violation report (either format) and reports each violation of our own
- * pages to Sentry as a warning. Anyone can post here, so it is bounded: body size, batch size and
- * a per-client rate. 204 for a report taken, even one not passed on (an extension's).
+ * pages to Sentry as a warning. Anyone can post here, so it is bounded: body and batch size, a
+ * per-client rate on reports and on violations sent, one event per kind of violation a minute,
+ * and a cap for the whole process. 204 for a report taken, even one not passed on.
  */
-export async function handleCspReport(request: Request, client: string, limiter: RateLimiter): Promise<Response> {
+export async function handleCspReport(request: Request, client: string, limits: CspReportLimits): Promise<Response> {
   const contentType = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (!REPORT_CONTENT_TYPES.has(contentType)) {
     return answer(415, 'A CSP report is application/csp-report or application/reports+json');
   }
-  const limit = limiter.take(client);
+  const limit = limits.perClient.take(client);
   if (!limit.allowed) {
     return answer(429, 'Too many reports', { 'retry-after': String(Math.ceil(limit.retryAfterMs / 1000)) });
   }
@@ -165,11 +256,11 @@ export async function handleCspReport(request: Request, client: string, limiter:
   }
   const host = request.headers.get('x-forwarded-host') ?? request.headers.get('host');
   for (const violation of violations) {
-    if (isReportable(violation, host)) reportToSentry(violation);
+    if (!isReportable(violation, host)) continue;
+    const blocked = blockedSource(violation.blockedUrl);
+    if (!takeKind(limits, `${violation.directive} ${blocked}`)) continue;
+    if (!limits.perClient.take(client).allowed || !limits.overall.take('all').allowed) break;
+    reportToSentry(violation, blocked);
   }
   return answer(204);
-}
-
-export function createCspReportLimiter(): RateLimiter {
-  return new RateLimiter(REPORTS_PER_MINUTE, 60_000);
 }

@@ -16,20 +16,44 @@ export function inlineScriptHashes(html: string): string[] {
   return [...hashes];
 }
 
-type PrerenderManifest = { routes: Record<string, { initialRevalidateSeconds?: number | false }> };
+type PrerenderManifest = {
+  routes: Record<string, { initialRevalidateSeconds?: number | false; renderingMode?: string | null }>;
+  dynamicRoutes: Record<string, { fallback?: string | null | false }>;
+};
 
 /**
  * The hashes of each prerendered page's inline scripts, read from the build as it will be served:
- * Next serves a prerendered page's HTML as it is on disk. A page that revalidates is left out (its
- * HTML changes after the build), and so falls back to a nonce, which needs it rendered per request.
+ * Next serves a prerendered page's HTML as it is on disk. A page whose cached HTML changes after
+ * the build (revalidation, params rendered on demand, partial prerendering) could be allowed
+ * neither by these hashes nor by a nonce (the first visitor's would be cached with it), so such a
+ * build is refused at start-up rather than served with broken pages.
  */
 export function prerenderedScriptHashes(distDir: string): Map<string, string[]> {
-  const hashes = new Map<string, string[]>();
   const manifestPath = join(distDir, 'prerender-manifest.json');
-  if (!existsSync(manifestPath)) return hashes;
+  if (!existsSync(manifestPath)) {
+    throw new Error(`Content-Security-Policy: no ${manifestPath}; run \`npm run build\` first`);
+  }
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as PrerenderManifest;
-  for (const [route, { initialRevalidateSeconds }] of Object.entries(manifest.routes)) {
-    if (typeof initialRevalidateSeconds === 'number' && initialRevalidateSeconds > 0) continue;
+  const unhashable = [
+    ...Object.entries(manifest.routes)
+      .filter(([, { initialRevalidateSeconds = false, renderingMode }]) => {
+        const revalidates = initialRevalidateSeconds !== false && initialRevalidateSeconds > 0;
+        return revalidates || (renderingMode ?? 'STATIC') !== 'STATIC';
+      })
+      .map(([route]) => route),
+    ...Object.entries(manifest.dynamicRoutes ?? {})
+      .filter(([, { fallback }]) => fallback !== false)
+      .map(([route]) => route),
+  ];
+  if (unhashable.length > 0) {
+    throw new Error(
+      `Content-Security-Policy: ${unhashable.join(', ')} change after the build (revalidate, ` +
+        'dynamicParams or partial prerendering), so their scripts cannot be allowed by hash; render ' +
+        'them per request or fully at build (README, "Deploy")',
+    );
+  }
+  const hashes = new Map<string, string[]>();
+  for (const route of Object.keys(manifest.routes)) {
     const htmlPath = join(distDir, 'server', 'app', `${route === '/' ? '/index' : route}.html`);
     if (existsSync(htmlPath)) hashes.set(route, inlineScriptHashes(readFileSync(htmlPath, 'utf8')));
   }
@@ -39,21 +63,21 @@ export function prerenderedScriptHashes(distDir: string): Map<string, string[]> 
 export type PolicyForRequest = { policy: string; nonce?: string };
 
 /**
- * Picks each request's policy: a prerendered page's hashes, or a fresh nonce for anything Next
- * renders per request. A path Next does not know gets the not-found page's hashes too, since Next
- * may answer it with that prerendered page.
+ * Each request's policy: a fresh nonce, which Next writes onto every script it renders for this
+ * request, plus the hashes of the prerendered page at this path, which Next serves as built (it
+ * may also render that path anew, for a form posted before hydration or in draft mode, and then
+ * the nonce covers it). A path Next does not know gets the not-found page's hashes: Next answers
+ * it with that prerendered page. The nonce changes nothing in Next's caching.
  */
 export function createPolicyForRequest(prerendered: Map<string, string[]>): (pathname: string) => PolicyForRequest {
-  const staticPolicies = new Map([...prerendered].map(([route, hashes]) => [route, productionPolicy({ hashes })]));
   const notFoundHashes = prerendered.get('/_not-found') ?? [];
   const assetPolicy = productionPolicy({ hashes: [] });
   return (pathname) => {
-    const known = staticPolicies.get(pathname);
-    if (known !== undefined) return { policy: known };
     // Next's own files are scripts and styles, never documents: no nonce to make.
     if (pathname.startsWith('/_next/')) return { policy: assetPolicy };
     const nonce = randomBytes(16).toString('base64');
-    return { policy: productionPolicy({ nonce, hashes: notFoundHashes }), nonce };
+    const hashes = prerendered.get(pathname) ?? notFoundHashes;
+    return { policy: productionPolicy({ nonce, hashes }), nonce };
   };
 }
 
@@ -61,8 +85,9 @@ export function createPolicyForRequest(prerendered: Map<string, string[]>): (pat
 const policySlot = Symbol.for('app.security.csp');
 type WithPolicy = typeof globalThis & { [policySlot]?: (url: string) => PolicyForRequest };
 
+/** The path as Next routes it: absolute-form request lines, dot segments and escapes resolved. */
 function pathnameOf(url: string): string {
-  const pathname = url.split('?', 1)[0] ?? '/';
+  const { pathname } = new URL(url, 'http://localhost');
   try {
     return decodeURIComponent(pathname);
   } catch {

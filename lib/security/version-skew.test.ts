@@ -17,6 +17,11 @@ describe('reloadIntoThisDeployment', () => {
     expect(response?.headers.get('location')).toBeNull();
   });
 
+  it('keeps a semicolon in the page’s query from cutting the reload address short', () => {
+    const response = reloadIntoThisDeployment(actionPost('http://app/s?a=1;b=2', { 'x-deployment-id': 'a' }), 'b');
+    expect(response?.headers.get('x-action-redirect')).toBe('/s?a=1%3Bb=2;replace');
+  });
+
   it('lets a request that names no deployment through, as a form posted without JavaScript', () => {
     expect(reloadIntoThisDeployment(actionPost('http://app/about', {}), 'b')).toBeUndefined();
   });

@@ -19,6 +19,10 @@ export function reloadIntoThisDeployment(request: Request, deploymentId: string 
   return new Response(null, {
     status: 409,
     // Not a Location header: fetch would follow it and hand the client the page's HTML.
-    headers: { 'x-action-redirect': `${pathname}${search};replace`, 'cache-control': 'no-store' },
+    // Next's client splits the value at ';': one in the query would cut the address short.
+    headers: {
+      'x-action-redirect': `${pathname}${search.replaceAll(';', '%3B')};replace`,
+      'cache-control': 'no-store',
+    },
   });
 }

@@ -1,8 +1,8 @@
 import { clientAddressOf } from '@/lib/observability/tunnel-instance';
-import { createCspReportLimiter, handleCspReport } from '@/lib/security/csp-report';
+import { createCspReportLimits, handleCspReport } from '@/lib/security/csp-report';
 
-const limiter = createCspReportLimiter();
+const limits = createCspReportLimits();
 
 export function POST(request: Request): Promise<Response> {
-  return handleCspReport(request, clientAddressOf(request), limiter);
+  return handleCspReport(request, clientAddressOf(request), limits);
 }
