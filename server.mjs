@@ -86,7 +86,7 @@ if (typeof policyFor !== 'function') {
 function setContentSecurityPolicy(request, response) {
   delete request.headers['content-security-policy'];
   delete request.headers['content-security-policy-report-only'];
-  const { policy, nonce } = policyFor(request.url ?? '/');
+  const { policy, nonce } = policyFor(request.url ?? '/', request.method ?? 'GET', request.headers.cookie);
   response.setHeader('content-security-policy', policy);
   if (nonce !== undefined) request.headers['content-security-policy'] = policy;
 }

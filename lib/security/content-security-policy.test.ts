@@ -92,20 +92,26 @@ describe('createPolicyForRequest', () => {
     ]),
   );
 
-  it('gives a prerendered page its hashes, and a nonce for when Next renders it anew', () => {
-    const { policy, nonce } = policyFor('/');
+  it('gives a prerendered page fetched as usual its hashes and no nonce, so it stays as built', () => {
+    const { policy, nonce } = policyFor('/', false);
+    expect(nonce).toBeUndefined();
+    expect(scriptSources(policy)).toEqual(["'self'", "'sha256-home'"]);
+  });
+
+  it('gives a prerendered page Next renders anew a nonce beside its hashes', () => {
+    const { policy, nonce } = policyFor('/', true);
     expect(scriptSources(policy)).toEqual(["'self'", `'nonce-${nonce}'`, "'sha256-home'"]);
   });
 
   it('gives any other page a fresh nonce, plus the not-found page’s hashes', () => {
-    const first = policyFor('/status');
-    const second = policyFor('/status');
+    const first = policyFor('/status', false);
+    const second = policyFor('/status', false);
     expect(first.nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
     expect(second.nonce).not.toBe(first.nonce);
     expect(scriptSources(first.policy)).toEqual(["'self'", `'nonce-${first.nonce}'`, "'sha256-missing'"]);
   });
 
   it('makes no nonce for Next’s own files', () => {
-    expect(policyFor('/_next/static/chunks/a.js').nonce).toBeUndefined();
+    expect(policyFor('/_next/static/chunks/a.js', false).nonce).toBeUndefined();
   });
 });

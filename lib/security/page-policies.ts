@@ -63,18 +63,23 @@ export function prerenderedScriptHashes(distDir: string): Map<string, string[]> 
 export type PolicyForRequest = { policy: string; nonce?: string };
 
 /**
- * Each request's policy: a fresh nonce, which Next writes onto every script it renders for this
- * request, plus the hashes of the prerendered page at this path, which Next serves as built (it
- * may also render that path anew, for a form posted before hydration or in draft mode, and then
- * the nonce covers it). A path Next does not know gets the not-found page's hashes: Next answers
- * it with that prerendered page. The nonce changes nothing in Next's caching.
+ * Each request's policy. A prerendered page fetched as usual is served as built: its hashes, no
+ * nonce to make. Anything Next renders for the request gets a fresh nonce, which Next writes onto
+ * every script: a dynamic page, and a prerendered one rendered anew (`mayRender`: a form posted
+ * before hydration, draft mode), which also keeps its hashes. A path Next does not know also gets
+ * the not-found page's hashes: Next answers it with that prerendered page.
  */
-export function createPolicyForRequest(prerendered: Map<string, string[]>): (pathname: string) => PolicyForRequest {
+export function createPolicyForRequest(
+  prerendered: Map<string, string[]>,
+): (pathname: string, mayRender: boolean) => PolicyForRequest {
+  const staticPolicies = new Map([...prerendered].map(([route, hashes]) => [route, productionPolicy({ hashes })]));
   const notFoundHashes = prerendered.get('/_not-found') ?? [];
   const assetPolicy = productionPolicy({ hashes: [] });
-  return (pathname) => {
+  return (pathname, mayRender) => {
     // Next's own files are scripts and styles, never documents: no nonce to make.
     if (pathname.startsWith('/_next/')) return { policy: assetPolicy };
+    const asBuilt = staticPolicies.get(pathname);
+    if (asBuilt !== undefined && !mayRender) return { policy: asBuilt };
     const nonce = randomBytes(16).toString('base64');
     const hashes = prerendered.get(pathname) ?? notFoundHashes;
     return { policy: productionPolicy({ nonce, hashes }), nonce };
@@ -83,7 +88,9 @@ export function createPolicyForRequest(prerendered: Map<string, string[]>): (pat
 
 // server.mjs lives outside Next's bundles; it reaches the policy through this process-wide slot.
 const policySlot = Symbol.for('app.security.csp');
-type WithPolicy = typeof globalThis & { [policySlot]?: (url: string) => PolicyForRequest };
+type WithPolicy = typeof globalThis & {
+  [policySlot]?: (url: string, method: string, cookie: string | undefined) => PolicyForRequest;
+};
 
 /** The path as Next routes it: absolute-form request lines, dot segments and escapes resolved. */
 function pathnameOf(url: string): string {
@@ -98,5 +105,10 @@ function pathnameOf(url: string): string {
 /** At start-up: leave server.mjs the policy for each request's URL, from the build in `distDir`. */
 export function startContentSecurityPolicy(distDir: string): void {
   const policyFor = createPolicyForRequest(prerenderedScriptHashes(distDir));
-  (globalThis as WithPolicy)[policySlot] = (url) => policyFor(pathnameOf(url));
+  // Next renders a prerendered page anew for a POST (a server action's form) and in draft mode.
+  (globalThis as WithPolicy)[policySlot] = (url, method, cookie) =>
+    policyFor(
+      pathnameOf(url),
+      (method !== 'GET' && method !== 'HEAD') || (cookie?.includes('__prerender_bypass=') ?? false),
+    );
 }
