@@ -4,6 +4,7 @@ import type { DeliveryResult, EnvelopeSpool } from '@/lib/observability/envelope
 import { type IngestFailure, type IngestResponse, postToIngest } from '@/lib/observability/ingest-client';
 import type { RateLimiter } from '@/lib/observability/rate-limiter';
 import { BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
+import { textResponse } from '@/lib/server/text-response';
 
 /**
  * What the tunnel reads of a request. A web Request fits, and so does Node's request in
@@ -31,10 +32,6 @@ const PASSED_THROUGH_HEADERS = ['retry-after', 'x-sentry-rate-limits'];
 // What a browser SDK sends: fetch sets text/plain for a string body, sendBeacon none at all.
 const ACCEPTED_CONTENT_TYPES = new Set(['', 'text/plain', 'application/x-sentry-envelope', 'application/octet-stream']);
 const SPOOL_FULL_RETRY_AFTER_SECONDS = 60;
-
-function textResponse(status: number, reason: string, headers: Record<string, string> = {}): Response {
-  return new Response(reason, { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } });
-}
 
 function isSameProject(a: DsnComponents, b: DsnComponents): boolean {
   return (

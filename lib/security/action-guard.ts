@@ -1,12 +1,11 @@
+// Relative, not `@/`: next.config.ts imports this module, and its loader knows no path aliases.
+import { textResponse } from '../server/text-response';
+
 /** Next's default limit for a server action's body, set explicitly in next.config.ts from here. */
 export const ACTION_BODY_LIMIT_BYTES = 1024 * 1024;
 
 // What React's client sends: JSON-encoded arguments as text/plain, FormData as multipart.
 const ACTION_CONTENT_TYPES = new Set(['text/plain', 'multipart/form-data']);
-
-function refuse(status: number, reason: string): Response {
-  return new Response(reason, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
-}
 
 /**
  * Refuses a hostile server-action request with a 4xx before Next's action handler sees it: that
@@ -20,23 +19,23 @@ export async function refuseBadActionRequest(request: Request): Promise<Response
   const origin = request.headers.get('origin');
   const host = request.headers.get('x-forwarded-host') ?? request.headers.get('host');
   if (origin !== null && URL.parse(origin)?.host !== host) {
-    return refuse(403, 'Server actions are accepted from this site only');
+    return textResponse(403, 'Server actions are accepted from this site only');
   }
   if (Number(request.headers.get('content-length') ?? 0) > ACTION_BODY_LIMIT_BYTES) {
-    return refuse(413, `Server action bodies are limited to ${ACTION_BODY_LIMIT_BYTES} bytes`);
+    return textResponse(413, `Server action bodies are limited to ${ACTION_BODY_LIMIT_BYTES} bytes`);
   }
   if (request.headers.get('content-encoding') !== null) {
-    return refuse(415, 'Compressed server action bodies are not accepted');
+    return textResponse(415, 'Compressed server action bodies are not accepted');
   }
   const contentType = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (!ACTION_CONTENT_TYPES.has(contentType)) {
-    return refuse(415, 'A server action takes text/plain or multipart/form-data');
+    return textResponse(415, 'A server action takes text/plain or multipart/form-data');
   }
   // A body without Content-Length (chunked) is checked once read; Next hands the proxy at most
   // `proxyClientMaxBodySize` (10 MB) of it, so this read is bounded too.
   const body = await request.clone().arrayBuffer();
   if (body.byteLength > ACTION_BODY_LIMIT_BYTES) {
-    return refuse(413, `Server action bodies are limited to ${ACTION_BODY_LIMIT_BYTES} bytes`);
+    return textResponse(413, `Server action bodies are limited to ${ACTION_BODY_LIMIT_BYTES} bytes`);
   }
   try {
     if (contentType === 'text/plain') {
@@ -45,7 +44,7 @@ export async function refuseBadActionRequest(request: Request): Promise<Response
       await new Response(body, { headers: { 'content-type': request.headers.get('content-type') ?? '' } }).formData();
     }
   } catch {
-    return refuse(400, 'Malformed server action arguments');
+    return textResponse(400, 'Malformed server action arguments');
   }
   return undefined;
 }

@@ -3,6 +3,7 @@ import { captureMessage } from '@sentry/nextjs';
 import { z } from 'zod';
 import { RateLimiter } from '@/lib/observability/rate-limiter';
 import { BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
+import { textResponse } from '@/lib/server/text-response';
 
 // A browser's report is well under 4 KB; a batch of Reporting API reports a few of them.
 const MAX_BODY_BYTES = 32 * 1024;
@@ -179,17 +180,6 @@ function reportToSentry(violation: Violation, blocked: string): void {
   });
 }
 
-function answer(status: number, reason?: string, headers: Record<string, string> = {}): Response {
-  return new Response(reason ?? null, {
-    status,
-    headers: {
-      'cache-control': 'no-store',
-      ...(reason ? { 'content-type': 'text/plain; charset=utf-8' } : {}),
-      ...headers,
-    },
-  });
-}
-
 const REPORT_CONTENT_TYPES = new Set(['application/csp-report', 'application/reports+json']);
 // A kind of violation (directive and what it blocked) goes to Sentry at most once per window.
 const REPEAT_WINDOW_MS = 60_000;
@@ -237,22 +227,23 @@ function takeKind(limits: CspReportLimits, kind: string): boolean {
 export async function handleCspReport(request: Request, client: string, limits: CspReportLimits): Promise<Response> {
   const contentType = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (!REPORT_CONTENT_TYPES.has(contentType)) {
-    return answer(415, 'A CSP report is application/csp-report or application/reports+json');
+    return textResponse(415, 'A CSP report is application/csp-report or application/reports+json');
   }
   const limit = limits.perClient.take(client);
   if (!limit.allowed) {
-    return answer(429, 'Too many reports', { 'retry-after': String(Math.ceil(limit.retryAfterMs / 1000)) });
+    return textResponse(429, 'Too many reports', { 'retry-after': String(Math.ceil(limit.retryAfterMs / 1000)) });
   }
   let body: Uint8Array;
   try {
     body = await readBodyCapped(request, MAX_BODY_BYTES);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return answer(413, `CSP reports are limited to ${MAX_BODY_BYTES} bytes`);
-    return answer(400, 'The report could not be read');
+    if (error instanceof BodyTooLargeError)
+      return textResponse(413, `CSP reports are limited to ${MAX_BODY_BYTES} bytes`);
+    return textResponse(400, 'The report could not be read');
   }
   const violations = parseViolations(contentType, new TextDecoder().decode(body));
   if (violations === undefined) {
-    return answer(400, 'Not a CSP violation report');
+    return textResponse(400, 'Not a CSP violation report');
   }
   const host = request.headers.get('x-forwarded-host') ?? request.headers.get('host');
   for (const violation of violations) {
@@ -262,5 +253,5 @@ export async function handleCspReport(request: Request, client: string, limits: 
     if (!limits.perClient.take(client).allowed || !limits.overall.take('all').allowed) break;
     reportToSentry(violation, blocked);
   }
-  return answer(204);
+  return new Response(null, { status: 204 });
 }
