@@ -17,27 +17,25 @@ const BASE_DIRECTIVES = [
   "form-action 'self'",
 ];
 
-export type ScriptSources =
-  /** A page rendered for this request: Next writes the nonce onto each of its scripts. */
-  | { nonce: string; hashes?: readonly string[] }
-  /** A page prerendered at build: its inline scripts are known, and so are their hashes. */
-  | { hashes: readonly string[] };
+export type ScriptSources = {
+  /** Made for this request: Next writes it onto each script it renders. */
+  nonce?: string;
+  /** The inline scripts of a page prerendered at build. */
+  hashes: readonly string[];
+};
+
+// Built once: only the script sources differ between requests.
+const BEFORE_SCRIPTS = `${BASE_DIRECTIVES.join('; ')}; script-src 'self'`;
+const AFTER_SCRIPTS = `; connect-src 'self'; worker-src 'self' blob:; report-uri ${CSP_REPORT_PATH}`;
 
 /**
  * The production policy. Scripts: same-origin files (Next's chunks) and the page's own inline
  * scripts, by nonce or by hash; never 'unsafe-inline' or 'unsafe-eval'.
  */
-export function productionPolicy(scripts: ScriptSources): string {
-  const sources = ["'self'"];
-  if ('nonce' in scripts) sources.push(`'nonce-${scripts.nonce}'`);
-  for (const hash of scripts.hashes ?? []) sources.push(`'${hash}'`);
-  return [
-    ...BASE_DIRECTIVES,
-    `script-src ${sources.join(' ')}`,
-    "connect-src 'self'",
-    "worker-src 'self' blob:",
-    `report-uri ${CSP_REPORT_PATH}`,
-  ].join('; ');
+export function productionPolicy({ nonce, hashes }: ScriptSources): string {
+  const nonceSource = nonce === undefined ? '' : ` 'nonce-${nonce}'`;
+  const hashSources = hashes.map((hash) => ` '${hash}'`).join('');
+  return `${BEFORE_SCRIPTS}${nonceSource}${hashSources}${AFTER_SCRIPTS}`;
 }
 
 /**
