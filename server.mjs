@@ -5,7 +5,7 @@
 // (`next start` exits 143 without flushing.) Plain JavaScript because it runs before anything is
 // compiled; PORT and HOSTNAME are read here as `next start` reads them, and the drain delay beside.
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import next from 'next';
@@ -94,19 +94,21 @@ function setContentSecurityPolicy(request, response) {
 // Next's router reads these on its own requests (RSC fetches and server actions): the deployment
 // id (version skew), stale time, postponed and rewrite markers, action outcomes.
 // `x-nextjs-cache` (HIT, MISS) it never reads; on a document no script can read any of them.
-function trimInternalHeaders(request, response) {
-  const isRouterRequest = request.headers.rsc === '1' || request.headers['next-action'] !== undefined;
-  const writeHead = response.writeHead;
-  response.writeHead = function trimmedWriteHead(...args) {
+// Every response passes through writeHead (Node calls it for an implicit head too). Whether the
+// request is the router's is noted as it arrives: Next removes its `rsc` header while handling it.
+class TrimmedResponse extends ServerResponse {
+  isRouterRequest = false;
+
+  writeHead(...args) {
     for (const name of this.getHeaderNames()) {
-      if (name.startsWith('x-nextjs-') && (!isRouterRequest || name === 'x-nextjs-cache')) this.removeHeader(name);
+      if (name.startsWith('x-nextjs-') && (!this.isRouterRequest || name === 'x-nextjs-cache')) this.removeHeader(name);
     }
-    return writeHead.apply(this, args);
-  };
+    return super.writeHead(...args);
+  }
 }
 
 let isShuttingDown = false;
-const server = createServer((request, response) => {
+const server = createServer({ ServerResponse: TrimmedResponse }, (request, response) => {
   request.headers[CLIENT_SOCKET_HEADER] = request.socket.remoteAddress ?? '';
   if (isShuttingDown) {
     response.setHeader('connection', 'close');
@@ -120,7 +122,7 @@ const server = createServer((request, response) => {
     return;
   }
   setContentSecurityPolicy(request, response);
-  trimInternalHeaders(request, response);
+  response.isRouterRequest = request.headers.rsc === '1' || request.headers['next-action'] !== undefined;
   // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
   // events. With tracing, the SDK's Http integration does this too; this is its cheap part.
   void withIsolationScope(() => handle(request, response));
