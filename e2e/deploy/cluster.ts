@@ -58,7 +58,7 @@ function start(instance: Instance): Promise<AppProcess> {
   });
 }
 
-export const test = base.extend<object, { cluster: Cluster }>({
+export const test = base.extend<{ routedToDeploymentA: undefined }, { cluster: Cluster }>({
   cluster: [
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern
     async ({}, use) => {
@@ -89,6 +89,15 @@ export const test = base.extend<object, { cluster: Cluster }>({
       }
     },
     { scope: 'worker', auto: true, timeout: 420_000 },
+  ],
+  // Each test starts with deployment A's two instances behind the balancer, whatever the test
+  // before it switched to.
+  routedToDeploymentA: [
+    async ({ cluster }, use) => {
+      await cluster.nginx.route([PORTS.a1, PORTS.a2]);
+      await use(undefined);
+    },
+    { auto: true },
   ],
 });
 

@@ -20,27 +20,23 @@ function isSameDocument(page: Page): Promise<boolean> {
 
 test('a server action rendered by one instance and run by the other succeeds', async ({ page, cluster }) => {
   // The balancer sends the page to one instance and, from then on, everything to the other.
-  try {
-    await cluster.nginx.route([PORTS.a1]);
-    const document = await page.goto('/status');
-    expect(document?.headers()['x-upstream']).toBe(upstream(PORTS.a1));
-    const renderedAt = await page.getByTestId('rendered-at').textContent();
-    await markPage(page);
+  await cluster.nginx.route([PORTS.a1]);
+  const document = await page.goto('/status');
+  expect(document?.headers()['x-upstream']).toBe(upstream(PORTS.a1));
+  const renderedAt = await page.getByTestId('rendered-at').textContent();
+  await markPage(page);
 
-    await cluster.nginx.route([PORTS.a2]);
-    const action = nextActionResponse(page);
-    await page.getByRole('button', { name: 'Check again' }).click();
-    const response = await action;
-    expect((await response.allHeaders())['x-upstream']).toBe(upstream(PORTS.a2));
-    expect(response.status()).toBe(200);
-    // The page's time came back from the action: the other instance decrypted what this one bound.
-    await expect(page.getByTestId('check-result')).toContainText(
-      `(deployment ${DEPLOYMENT_A}), after the check at ${renderedAt}.`,
-    );
-    expect(await isSameDocument(page)).toBe(true);
-  } finally {
-    await cluster.nginx.route([PORTS.a1, PORTS.a2]);
-  }
+  await cluster.nginx.route([PORTS.a2]);
+  const action = nextActionResponse(page);
+  await page.getByRole('button', { name: 'Check again' }).click();
+  const response = await action;
+  expect((await response.allHeaders())['x-upstream']).toBe(upstream(PORTS.a2));
+  expect(response.status()).toBe(200);
+  // The page's time came back from the action: the other instance decrypted what this one bound.
+  await expect(page.getByTestId('check-result')).toContainText(
+    `(deployment ${DEPLOYMENT_A}), after the check at ${renderedAt}.`,
+  );
+  expect(await isSameDocument(page)).toBe(true);
 });
 
 test('a browser holding deployment A’s page reloads into B when it navigates after B is live', async ({
@@ -50,15 +46,11 @@ test('a browser holding deployment A’s page reloads into B when it navigates a
   await page.goto('/about');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('About');
   await markPage(page);
-  try {
-    await cluster.nginx.route([PORTS.b]);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Status' }).click();
-    await expect(page.getByTestId('deployment-id')).toHaveText(DEPLOYMENT_B);
-    expect(await isSameDocument(page)).toBe(false);
-    await expect(page.getByTestId('error-digest')).toHaveCount(0);
-  } finally {
-    await cluster.nginx.route([PORTS.a1, PORTS.a2]);
-  }
+  await cluster.nginx.route([PORTS.b]);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Status' }).click();
+  await expect(page.getByTestId('deployment-id')).toHaveText(DEPLOYMENT_B);
+  expect(await isSameDocument(page)).toBe(false);
+  await expect(page.getByTestId('error-digest')).toHaveCount(0);
 });
 
 test('a browser holding deployment A’s page reloads into B when it calls an action after B is live', async ({
@@ -68,19 +60,15 @@ test('a browser holding deployment A’s page reloads into B when it calls an ac
   await page.goto('/status');
   await expect(page.getByTestId('deployment-id')).toHaveText(DEPLOYMENT_A);
   await markPage(page);
-  try {
-    await cluster.nginx.route([PORTS.b]);
-    const action = nextActionResponse(page);
-    await page.getByRole('button', { name: 'Check again' }).click();
-    const response = await action;
-    expect(response.status()).toBe(409);
-    expect((await response.allHeaders())['x-action-redirect']).toBe('/status;replace');
-    await expect(page.getByTestId('deployment-id')).toHaveText(DEPLOYMENT_B);
-    expect(await isSameDocument(page)).toBe(false);
-    await expect(page.getByTestId('error-digest')).toHaveCount(0);
-  } finally {
-    await cluster.nginx.route([PORTS.a1, PORTS.a2]);
-  }
+  await cluster.nginx.route([PORTS.b]);
+  const action = nextActionResponse(page);
+  await page.getByRole('button', { name: 'Check again' }).click();
+  const response = await action;
+  expect(response.status()).toBe(409);
+  expect((await response.allHeaders())['x-action-redirect']).toBe('/status;replace');
+  await expect(page.getByTestId('deployment-id')).toHaveText(DEPLOYMENT_B);
+  expect(await isSameDocument(page)).toBe(false);
+  await expect(page.getByTestId('error-digest')).toHaveCount(0);
 });
 
 test('SIGTERM to one instance under load through nginx fails no idempotent request and loses no error report', async ({

@@ -8,7 +8,7 @@ const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
 
 export type Nginx = {
   url: string;
-  /** Points the load balancer at other instances, as a deploy does, and waits until it has. */
+  /** Points the load balancer at other instances, as a deploy does, and waits until it has; nothing if it already does. */
   route(ports: number[]): Promise<void>;
   stop(): Promise<void>;
 };
@@ -75,9 +75,12 @@ export async function startNginx(port: number, upstreams: number[]): Promise<Ngi
   const url = `http://127.0.0.1:${port}`;
   const answeredBy = async () => (await fetch(`${url}/api/health`).catch(() => undefined))?.headers.get('x-upstream');
   await expect.poll(answeredBy, { timeout: 10_000, message: 'waiting for nginx' }).toBeTruthy();
+  let routedTo = upstreams.join();
   return {
     url,
     async route(ports) {
+      if (ports.join() === routedTo) return;
+      routedTo = ports.join();
       writeFileSync(configPath, config(prefix, port, ports));
       child.kill('SIGHUP');
       // Reloaded once several answers in a row come from the new instances only.
