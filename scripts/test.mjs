@@ -8,7 +8,6 @@ import { join } from 'node:path';
 
 const reports = mkdtempSync(join(tmpdir(), 'test-reports-'));
 const vitestReport = join(reports, 'vitest.json');
-const playwrightReport = join(reports, 'playwright.json');
 
 function run(command, args, env = {}) {
   console.log(`\n$ ${[command, ...args].join(' ')}`);
@@ -55,33 +54,26 @@ const unitOk = run('npx', [
 const unit = readJson(vitestReport);
 count('unit tests', unitOk, unit && { passed: unit.numPassedTests, failed: unit.numFailedTests });
 
-const e2eOk = run('npx', ['playwright', 'test', '--reporter=list,json'], {
-  PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport,
-});
-const e2e = readJson(playwrightReport);
-count('browser tests', e2eOk, e2e && { passed: e2e.stats.expected + e2e.stats.flaky, failed: e2e.stats.unexpected });
+/** One Playwright suite, its tests counted from its JSON report. */
+function playwright(name, args) {
+  const report = join(reports, `${name}.json`);
+  const ok = run('npx', ['playwright', 'test', ...args, '--reporter=list,json'], {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: report,
+  });
+  const stats = readJson(report)?.stats;
+  count(name, ok, stats && { passed: stats.expected + stats.flaky, failed: stats.unexpected });
+}
+
+playwright('browser tests', []);
 
 // Several standalone instances behind nginx (playwright.deploy.config.ts), after the main suite:
-// both use the one envelope sink's port.
-// On a developer machine without nginx they are skipped, saying so; CI always runs them.
+// both use the one envelope sink's port. On a developer machine without nginx they are skipped,
+// saying so; CI always runs them.
 const nginx = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
 if (!existsSync(nginx) && process.env.CI !== 'true') {
   console.log(`\nSkipped the deployment tests: no nginx at ${nginx} (install it, or set NGINX_PATH).`);
 } else {
-  const deployReport = join(reports, 'deploy.json');
-  const deployOk = run(
-    'npx',
-    ['playwright', 'test', '--config', 'playwright.deploy.config.ts', '--reporter=list,json'],
-    {
-      PLAYWRIGHT_JSON_OUTPUT_NAME: deployReport,
-    },
-  );
-  const deploy = readJson(deployReport);
-  count(
-    'deployment tests',
-    deployOk,
-    deploy && { passed: deploy.stats.expected + deploy.stats.flaky, failed: deploy.stats.unexpected },
-  );
+  playwright('deployment tests', ['--config', 'playwright.deploy.config.ts']);
 }
 
 rmSync(reports, { recursive: true, force: true });
