@@ -10,8 +10,8 @@ const quietEnv = { NEXT_TELEMETRY_DISABLED: '1' };
 
 export default defineConfig({
   testDir: './e2e',
-  // Several instances behind nginx: playwright.deploy.config.ts.
-  testIgnore: 'deploy/**',
+  // Several instances behind nginx: playwright.deploy.config.ts; npm run dev: playwright.dev.config.ts.
+  testIgnore: ['deploy/**', 'dev/**'],
   // One shared envelope sink: tests that count what arrived must not overlap.
   workers: 1,
   fullyParallel: false,
@@ -47,7 +47,9 @@ export default defineConfig({
       url: `${APP_URL}/about`,
       reuseExistingServer: !isCI,
       timeout: 240_000,
-      env: { ...appRunEnv('main'), PORT: '3100' },
+      // Its spool inside the standalone build, which every `npm run build` starts afresh: nothing an
+      // earlier run kept there arrives at the sink in the middle of this one.
+      env: { ...appRunEnv('main'), SENTRY_TUNNEL_SPOOL_DIR: 'e2e-spool', PORT: '3100' },
     },
     {
       command: 'node scripts/build.mjs && node scripts/start.mjs',

@@ -1,12 +1,35 @@
 // `npm run dev`: Next's dev server inside Spotlight, Sentry's local UI at http://localhost:8969.
 // `spotlight run` starts its sidecar and passes its URL to the app as SENTRY_SPOTLIGHT and
 // NEXT_PUBLIC_SENTRY_SPOTLIGHT, so every captured error shows up there with no DSN or account.
+// Arguments go to `next dev` (`npm run dev -- --port 3001`); SPOTLIGHT_PORT moves the sidecar.
 import { spawn } from 'node:child_process';
+import { delimiter, resolve } from 'node:path';
 
-const child = spawn('npx', ['spotlight', 'run', '--port', '8969', 'next', 'dev', ...process.argv.slice(2)], {
-  stdio: 'inherit',
-  env: { ...process.env, NEXT_TELEMETRY_DISABLED: process.env.NEXT_TELEMETRY_DISABLED ?? '1' },
-});
+const spotlightPort = process.env.SPOTLIGHT_PORT || '8969';
+const binaries = resolve('node_modules', '.bin');
+const child = spawn(
+  process.execPath,
+  [
+    // Spotlight's process only: its own telemetry would otherwise go to Sentry's servers.
+    '--import',
+    new URL('./loopback-only.mjs', import.meta.url).href,
+    resolve(binaries, 'spotlight'),
+    'run',
+    '--port',
+    spotlightPort,
+    'next',
+    'dev',
+    ...process.argv.slice(2),
+  ],
+  {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      PATH: `${binaries}${delimiter}${process.env.PATH}`,
+      NEXT_TELEMETRY_DISABLED: process.env.NEXT_TELEMETRY_DISABLED ?? '1',
+    },
+  },
+);
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => child.kill(signal));
 }

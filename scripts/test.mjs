@@ -1,6 +1,6 @@
-// `npm test`: lint, types, unit tests, browser tests and the multi-instance deployment tests, each
-// run even when an earlier one fails, then one summary line `N passed, N failed` (lint and type
-// checks count as one test each).
+// `npm test`: lint, types, unit tests, the developer's loop (`npm run dev` from a tree with no build
+// output), browser tests and the multi-instance deployment tests, each run even when an earlier one
+// fails, then one summary line `N passed, N failed` (lint and type checks count as one test each).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,6 +64,8 @@ function playwright(name, args) {
   count(name, ok, stats && { passed: stats.expected + stats.flaky, failed: stats.unexpected });
 }
 
+// Before anything builds: the dev server starts from its own empty folder, as on a fresh clone.
+playwright('dev-server tests', ['--config', 'playwright.dev.config.ts']);
 playwright('browser tests', []);
 
 // Several standalone instances behind nginx (playwright.deploy.config.ts), after the main suite:

@@ -1,0 +1,121 @@
+import { test as base, expect } from '@playwright/test';
+import type { Event } from '@sentry/core';
+import { SpotlightStream } from '../support/spotlight-stream';
+import { type DevServer, SPOTLIGHT_URL, startDevServer } from './dev-server';
+
+type WorkerFixtures = { devServer: DevServer; spotlight: SpotlightStream };
+type Fixtures = {
+  /** Content-Security-Policy violations the page reported, in its console or as events. */
+  cspViolations: string[];
+};
+
+const test = base.extend<Fixtures, WorkerFixtures>({
+  devServer: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern
+    async ({}, use) => {
+      const server = await startDevServer();
+      await use(server);
+      await server.stop();
+    },
+    { scope: 'worker', timeout: 150_000 },
+  ],
+  spotlight: [
+    async ({ devServer }, use) => {
+      expect(devServer.output()).toContain('Spotlight');
+      const stream = await SpotlightStream.connect(SPOTLIGHT_URL);
+      await use(stream);
+      stream.close();
+    },
+    { scope: 'worker' },
+  ],
+  cspViolations: async ({ page }, use) => {
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
+    });
+    await page.exposeFunction('reportCspViolation', (text: string) => violations.push(text));
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (event) => {
+        const report = (window as unknown as { reportCspViolation(text: string): void }).reportCspViolation;
+        report(`${event.effectiveDirective} blocked ${event.blockedURI}`);
+      });
+    });
+    await use(violations);
+  },
+});
+
+test.describe.configure({ mode: 'serial' });
+
+const exampleError = (where: string) => `Sentry example error thrown ${where}`;
+const exceptionValue = (event: Event) => event.exception?.values?.[0]?.value;
+
+test('npm run dev serves the home, about, status and not-found pages under the development CSP', async ({
+  page,
+  devServer,
+  cspViolations,
+}) => {
+  expect(devServer.output()).not.toMatch(/exited with code/);
+  for (const [path, heading] of [
+    ['/', 'Shell'],
+    ['/about', 'About'],
+    ['/status', 'Status'],
+  ] as const) {
+    const response = await page.goto(path);
+    expect(response?.status(), path).toBe(200);
+    await expect(page.getByRole('heading', { level: 1, name: heading })).toBeVisible();
+    expect(response?.headers()['content-security-policy'], path).toContain(`connect-src 'self' ${SPOTLIGHT_URL}`);
+  }
+  await expect(page.getByTestId('reporting')).toHaveText('on');
+
+  const missing = await page.goto('/no-such-page');
+  expect(missing?.status()).toBe(404);
+  await expect(page.getByRole('heading', { level: 1, name: 'Page not found' })).toBeVisible();
+  expect(cspViolations).toEqual([]);
+});
+
+test('each error of the example page reaches Spotlight exactly once', async ({ page, spotlight, cspViolations }) => {
+  await page.goto('/sentry-example-page');
+
+  await page.getByRole('button', { name: 'Throw client error' }).click();
+  const clientError = await spotlight.waitForErrorEvent(
+    (event) => exceptionValue(event) === exampleError('in the browser'),
+  );
+  expect(clientError.platform).toBe('javascript');
+
+  await page.getByRole('button', { name: 'Call failing API route' }).click();
+  await expect(page.getByTestId('api-answer')).toHaveText('The API route answered 500.');
+  const routeError = await spotlight.waitForErrorEvent(
+    (event) => exceptionValue(event) === exampleError('by an API route'),
+  );
+  expect(routeError.platform).toBe('node');
+
+  await page.getByRole('button', { name: 'Run failing server action' }).click();
+  const actionDigest = (await page.getByTestId('error-digest').textContent()) ?? '';
+  expect(actionDigest).not.toBe('');
+  const actionError = await spotlight.waitForErrorEvent((event) => event.tags?.digest === actionDigest);
+  expect(exceptionValue(actionError)).toBe(exampleError('by a server action'));
+
+  const response = await page.goto('/sentry-example-page/server-error');
+  expect(response?.status()).toBe(500);
+  const renderError = await spotlight.waitForErrorEvent(
+    (event) => exceptionValue(event) === exampleError('while rendering a server component'),
+  );
+  expect(renderError.tags?.digest).toEqual(expect.any(String));
+
+  // A second report (the browser reporting a server error again, a retried send) would follow
+  // within moments of the first: give it that long to show up.
+  await page.waitForTimeout(2_000);
+  const counts = Object.fromEntries(
+    ['in the browser', 'by an API route', 'by a server action', 'while rendering a server component'].map((where) => [
+      where,
+      spotlight.errorEvents().filter((event) => exceptionValue(event) === exampleError(where)).length,
+    ]),
+  );
+  expect(counts).toEqual({
+    'in the browser': 1,
+    'by an API route': 1,
+    'by a server action': 1,
+    'while rendering a server component': 1,
+  });
+  expect(cspViolations).toEqual([]);
+});
