@@ -6,9 +6,13 @@ export async function register() {
       await import('./sentry.server.config');
       const { startReportingLifecycle } = await import('@/lib/observability/lifecycle');
       startReportingLifecycle();
-      const { startContentSecurityPolicy } = await import('@/lib/security/page-policies');
-      const { env } = await import('@/lib/env');
-      startContentSecurityPolicy(env.NEXT_DIST_DIR);
+      const { env, isProduction } = await import('@/lib/env');
+      // Each page's policy comes from the production build's output; `next dev` has none, and
+      // serves the development policy from next.config.ts instead.
+      if (isProduction) {
+        const { startContentSecurityPolicy } = await import('@/lib/security/page-policies');
+        startContentSecurityPolicy(env.NEXT_DIST_DIR);
+      }
     } catch (error) {
       // An invalid environment variable (lib/env.ts) lands here. Next would log it and go on
       // answering 500s; a process that exits is one an orchestrator notices and does not route to.
