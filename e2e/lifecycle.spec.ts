@@ -1,4 +1,4 @@
-import { type AppProcess, removeSpool, runAppUntilExit, startApp } from './support/app-process';
+import { type AppProcess, runAppUntilExit, startApp } from './support/app-process';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
 import { SENTRY_DSN } from './support/servers';
@@ -14,7 +14,6 @@ test.afterEach(async () => {
 });
 
 test('one client over its cap gets 429 with Retry-After, and nothing more is forwarded', async ({ sink }) => {
-  await removeSpool('limit');
   app = await startApp(3102, 'limit', { SENTRY_TUNNEL_RATE_LIMIT: '3' });
   const statuses: number[] = [];
   let retryAfter: string | null = null;
@@ -36,7 +35,6 @@ test('one client over its cap gets 429 with Retry-After, and nothing more is for
 });
 
 test('on SIGTERM the server finishes requests in flight, flushes the last error and exits 0', async ({ sink }) => {
-  await removeSpool('shutdown');
   app = await startApp(3103, 'shutdown');
 
   // A tunnel request held open by a slow ingest is in flight when the signal arrives.
@@ -54,7 +52,6 @@ test('on SIGTERM the server finishes requests in flight, flushes the last error 
 });
 
 test('envelopes kept while ingest was down are delivered after the server restarts', async ({ sink }) => {
-  await removeSpool('restart');
   await sink.setMode({ status: 503 });
   app = await startApp(3104, 'restart');
   const response = await fetch(`${app.url}/monitoring`, {
@@ -65,7 +62,7 @@ test('envelopes kept while ingest was down are delivered after the server restar
   expect(await app.stop('SIGTERM')).toBe(0);
 
   await sink.setMode();
-  app = await startApp(3104, 'restart');
+  app = await startApp(3104, 'restart', {}, { keepSpool: true });
   await sink.waitForErrorEvent((event) => event.message === 'kept across a restart', 20_000);
 });
 

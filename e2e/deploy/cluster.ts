@@ -48,14 +48,19 @@ export type Cluster = {
   restart(instance: Instance): Promise<void>;
 };
 
-function start(instance: Instance): Promise<AppProcess> {
-  return startApp(PORTS[instance], `deploy-${instance}`, {
-    NEXT_DIST_DIR: BUILDS[instance].distDir,
-    // What a load balancer polling /api/ready needs to stop routing here before the listener closes.
-    SHUTDOWN_DRAIN_DELAY_MS: '500',
-    // The per-client caps key on the address nginx puts in X-Forwarded-For.
-    TRUST_PROXY: 'true',
-  });
+function start(instance: Instance, options?: { keepSpool: boolean }): Promise<AppProcess> {
+  return startApp(
+    PORTS[instance],
+    `deploy-${instance}`,
+    {
+      NEXT_DIST_DIR: BUILDS[instance].distDir,
+      // What a load balancer polling /api/ready needs to stop routing here before the listener closes.
+      SHUTDOWN_DRAIN_DELAY_MS: '500',
+      // The per-client caps key on the address nginx puts in X-Forwarded-For.
+      TRUST_PROXY: 'true',
+    },
+    options,
+  );
 }
 
 export const test = base.extend<{ routedToDeploymentA: undefined }, { cluster: Cluster }>({
@@ -79,7 +84,7 @@ export const test = base.extend<{ routedToDeploymentA: undefined }, { cluster: C
           instances,
           async restart(instance) {
             await instances[instance].stop();
-            instances[instance] = await start(instance);
+            instances[instance] = await start(instance, { keepSpool: true });
           },
         });
       } finally {

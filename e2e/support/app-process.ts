@@ -27,8 +27,18 @@ function spawnApp(port: number, spoolName: string, env: Record<string, string>) 
   return { child, exited, output: () => output };
 }
 
-/** Another instance of the production build on APP_URL, on its own port, with its own spool. */
-export async function startApp(port: number, spoolName: string, env: Record<string, string> = {}): Promise<AppProcess> {
+/**
+ * Another instance of the production build on APP_URL, on its own port, with its own spool. The
+ * spool starts empty, so nothing an earlier run left there arrives at the sink, unless
+ * `keepSpool` (a restart that must deliver what the last run kept).
+ */
+export async function startApp(
+  port: number,
+  spoolName: string,
+  env: Record<string, string> = {},
+  { keepSpool = false } = {},
+): Promise<AppProcess> {
+  if (!keepSpool) await removeSpool(spoolName);
   const { child, exited, output } = spawnApp(port, spoolName, env);
   const url = `http://127.0.0.1:${port}`;
   await expect

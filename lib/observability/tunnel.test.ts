@@ -174,16 +174,17 @@ describe('the tunnel', () => {
     let dir: string;
     let spool: EnvelopeSpool;
 
+    const spoolOptions = (dsn: string) => ({
+      maxBytes: 2_000,
+      maxAgeMs: 60_000,
+      deliver: (body: Uint8Array) => deliverToIngest(dsn, body, 2_000),
+      minBackoffMs: 10,
+      maxBackoffMs: 20,
+    });
+
     beforeEach(async () => {
       dir = await mkdtemp(join(tmpdir(), 'tunnel-spool-'));
-      spool = new EnvelopeSpool({
-        dir,
-        maxBytes: 2_000,
-        maxAgeMs: 60_000,
-        deliver: (body) => deliverToIngest(ownDsn, body, 2_000),
-        minBackoffMs: 10,
-        maxBackoffMs: 20,
-      });
+      spool = new EnvelopeSpool({ ...spoolOptions(ownDsn), dir });
     });
 
     afterEach(async () => {
@@ -214,6 +215,22 @@ describe('the tunnel', () => {
       const full = await forwardEnvelope(post(big), { ...options, spool });
       expect(full.status).toBe(503);
       expect(full.headers.get('retry-after')).toBe('60');
+    });
+
+    it('never delivers what an earlier run with another DSN left in the spool folder', async () => {
+      const otherDsn = 'http://otherkey@127.0.0.1:1/8';
+      const earlierRun = new EnvelopeSpool({ ...spoolOptions(otherDsn), dir });
+      await earlierRun.enqueue(new TextEncoder().encode(envelopeFor(otherDsn, 'theirs')));
+      await earlierRun.close();
+
+      const thisRun = new EnvelopeSpool({ ...spoolOptions(ownDsn), dir });
+      thisRun.start();
+      try {
+        await vi.waitFor(() => expect(thisRun.stats).toMatchObject({ pending: 0, rejected: 1 }));
+        expect(received).toEqual([]);
+      } finally {
+        await thisRun.close();
+      }
     });
 
     it('keeps envelopes when ingest cannot be reached at all', async () => {

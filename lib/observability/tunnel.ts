@@ -105,7 +105,9 @@ function isIngestDown(answer: IngestAnswer): boolean {
 /** How the spool should treat one delivery attempt. */
 export async function deliverToIngest(ownDsn: string, body: Uint8Array, timeoutMs: number): Promise<DeliveryResult> {
   const dsn = makeDsn(ownDsn);
-  if (dsn === undefined) {
+  // A spool folder can outlive the build that filled it (the default one is shared by every run
+  // on the machine): what was taken for another project never goes to this one.
+  if (dsn === undefined || refusalOf(body, dsn) !== undefined) {
     return { outcome: 'rejected' };
   }
   const answer = await sendToIngest(dsn, body, timeoutMs);
