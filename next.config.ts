@@ -14,9 +14,9 @@ const nextConfig: NextConfig = {
   // Dockerfile run it.
   output: 'standalone',
   // The server loads Sentry's SDK from node_modules rather than bundling it: bundling it twice
-  // (instrumentation and route handlers) doubled the build's compile time, for a server that
-  // loads it the same either way (docs/performance.md). @sentry/core stays bundled: our own
-  // imports of it would otherwise load its ES module build beside the SDK's CommonJS one, 12 MB.
+  // (instrumentation and route handlers) slowed the build, for a server that loads it the same
+  // either way (docs/performance.md). @sentry/core stays bundled: our own
+  // imports of it would otherwise load its ES module build beside the SDK's CommonJS one.
   serverExternalPackages: ['@sentry/nextjs'],
   distDir: env.NEXT_DIST_DIR,
   deploymentId: env.DEPLOYMENT_ID,

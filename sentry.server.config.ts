@@ -8,8 +8,7 @@ if (options) {
   Sentry.init({
     ...options,
     // Without tracing nothing needs Next's OpenTelemetry spans, nor the module hooks that make
-    // libraries emit tracing channels: together they would cost a third of the throughput for
-    // nothing (docs/performance.md).
+    // libraries emit tracing channels: they would cost throughput for nothing (docs/performance.md).
     enableOpenTelemetrySetup: isTracing,
     enableRuntimeChannelInjection: isTracing,
     integrations: (defaults) => serverIntegrations(defaults, isTracing),

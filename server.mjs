@@ -1,28 +1,24 @@
+// @ts-check
 // `npm start`: Next's production server, with a shutdown that loses nothing. On SIGTERM or SIGINT
 // it answers 503 on /api/ready for SHUTDOWN_DRAIN_DELAY_MS, then stops accepting connections, lets
-// requests in flight finish, flushes pending Sentry events and stops the tunnel's spool
-// (lib/observability/lifecycle.ts), then exits 0, all within SHUTDOWN_TIMEOUT_MS after the delay.
-// (`next start` exits 143 without flushing.) Plain JavaScript because it runs before anything is
-// compiled; PORT and HOSTNAME are read here as `next start` reads them, and the drain delay beside.
+// requests in flight finish, flushes pending Sentry events and stops the tunnel's spool, then exits
+// 0, all within SHUTDOWN_TIMEOUT_MS after the delay. (`next start` exits 143 without flushing.)
+// Plain JavaScript because it runs before anything is compiled (type-checked all the same); PORT and
+// HOSTNAME are read here as `next start` reads them, and the drain delay beside. It talks to the app
+// only through lib/server/seam.mjs, and knows Next's internals only through lib/framework-internals.mjs.
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import next from 'next';
+import { BUILD_CONFIG_FILE, buildConfigFrom, STANDALONE_CONFIG_VARIABLE } from './lib/framework-internals.mjs';
+import { appServer, markDraining, runWithClientAddress, TUNNEL_PATH } from './lib/server/seam.mjs';
 
-const require = createRequire(import.meta.url);
-// The SDK's own copy (CommonJS, as @sentry/nextjs loads it): an `import` would load the ES module
-// build beside it, a second @sentry/core in memory.
-const { withIsolationScope } = require('@sentry/core');
+/** @typedef {import('./lib/server/seam.mjs').AppServer} AppServer */
 
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOSTNAME ?? '0.0.0.0';
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 const FLUSH_TIMEOUT_MS = 2_000;
-// The socket's address, for the tunnel's per-client limit; a client cannot set this header itself.
-const CLIENT_SOCKET_HEADER = 'x-client-socket-address';
-
-const TUNNEL_PATH = '/monitoring';
 
 // How long after SIGTERM the server goes on serving while /api/ready answers 503, so a load
 // balancer that polls readiness stops routing here before the listener closes. 0: close at once.
@@ -32,9 +28,77 @@ if (!Number.isInteger(drainDelayMs) || drainDelayMs < 0 || drainDelayMs > 60_000
   process.exit(1);
 }
 
-/** The tunnel registered by lib/observability/lifecycle.ts, given Node's request as it is. */
-async function answerTunnel(tunnel, request, response) {
-  const answer = await tunnel({
+/**
+ * @param {string} message
+ * @returns {never}
+ */
+function refuseToStart(message) {
+  console.error(message);
+  process.exit(1);
+}
+
+// The config as the build resolved it, the way Next's own standalone server starts. Otherwise Next
+// evaluates next.config.ts again at start-up, and with it the build tooling it imports.
+const distDir = process.env.NEXT_DIST_DIR || '.next';
+const buildConfigPath = join(distDir, BUILD_CONFIG_FILE);
+if (!existsSync(buildConfigPath)) {
+  refuseToStart(`No production build in ${distDir}: run \`npm run build\` first.`);
+}
+try {
+  const config = buildConfigFrom(JSON.parse(readFileSync(buildConfigPath, 'utf8')), distDir);
+  process.env[STANDALONE_CONFIG_VARIABLE] = JSON.stringify(config);
+} catch (error) {
+  refuseToStart(String(error));
+}
+
+const nextApp = next({ dev: false, hostname, port });
+await nextApp.prepare();
+const handle = nextApp.getRequestHandler();
+
+/**
+ * Next runs the instrumentation hook (Sentry, the tunnel, each page's policy) when it handles its
+ * first request. One request over loopback, before the real listener opens, makes sure the first
+ * visitor's request finds all of it; its answer also shows that Next took our config (the security
+ * headers come from next.config.ts alone).
+ * @returns {Promise<AppServer>}
+ */
+async function warmUp() {
+  const loopback = createServer((request, response) => void handle(request, response));
+  await new Promise((resolve) => loopback.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const address = loopback.address();
+  try {
+    const answer = await fetch(`http://127.0.0.1:${typeof address === 'object' ? address?.port : ''}/api/health`);
+    if (answer.status !== 200 || answer.headers.get('x-content-type-options') !== 'nosniff') {
+      refuseToStart(
+        `Next did not serve this build's config (/api/health answered ${answer.status} without our headers).`,
+      );
+    }
+  } finally {
+    loopback.closeAllConnections();
+    await new Promise((resolve) => loopback.close(resolve));
+  }
+  const app = appServer();
+  if (app === undefined) {
+    return refuseToStart('The instrumentation hook did not set up the app (lib/server/seam.mjs); not serving.');
+  }
+  // Without it every page would go out with no Content-Security-Policy at all.
+  if (app.policyFor === undefined) {
+    return refuseToStart('No Content-Security-Policy was set up by the instrumentation hook; not serving without one.');
+  }
+  return app;
+}
+
+const app = await warmUp();
+const policyFor = app.policyFor ?? refuseToStart('unreachable');
+
+/**
+ * The tunnel, given Node's request as it is: turning it into a web Request cost throughput
+ * (docs/reliability.md).
+ * @param {import('node:http').IncomingMessage} request
+ * @param {import('node:http').ServerResponse} response
+ */
+async function answerTunnel(request, response) {
+  const answer = await app.handleTunnel({
     url: request.url ?? '/',
     headers: {
       get(name) {
@@ -48,40 +112,12 @@ async function answerTunnel(tunnel, request, response) {
   response.end(Buffer.from(await answer.arrayBuffer()));
 }
 
-// The config as the build resolved it, the way Next's own standalone server starts. Otherwise Next
-// evaluates next.config.ts again at start-up, and with it the build tooling it imports (Sentry's
-// bundler plugins): 60 MB of memory and half a second spent on nothing the server uses.
-const distDir = process.env.NEXT_DIST_DIR ?? '.next';
-const buildManifest = join(distDir, 'required-server-files.json');
-if (!existsSync(buildManifest)) {
-  console.error(`No production build in ${distDir}: run \`npm run build\` first.`);
-  process.exit(1);
-}
-const { config } = JSON.parse(readFileSync(buildManifest, 'utf8'));
-process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(config);
-
-const app = next({ dev: false, hostname, port });
-await app.prepare();
-const handle = app.getRequestHandler();
-// In production Next runs the instrumentation hook at the first request. Run it before listening,
-// so that request already has what the hook sets up: Sentry, the tunnel, each page's policy. This
-// is the module and promise Next itself uses, so the hook still runs once.
-const {
-  ensureInstrumentationRegistered,
-} = require('next/dist/server/lib/router-utils/instrumentation-globals.external.js');
-await ensureInstrumentationRegistered(process.cwd(), distDir);
-// Set by the hook (lib/security/page-policies.ts). Without it every page would go out with no
-// Content-Security-Policy at all: better not to serve.
-const policyFor = globalThis[Symbol.for('app.security.csp')];
-if (typeof policyFor !== 'function') {
-  console.error('No Content-Security-Policy was set up by the instrumentation hook; not serving without one.');
-  process.exit(1);
-}
-
 /**
  * Each page's Content-Security-Policy, from lib/security/content-security-policy.ts: a prerendered
  * page's script hashes, or a fresh nonce. Next reads the nonce from the request's own CSP header
  * and writes it onto every script it renders, so that header is ours alone, never the client's.
+ * @param {import('node:http').IncomingMessage} request
+ * @param {import('node:http').ServerResponse} response
  */
 function setContentSecurityPolicy(request, response) {
   delete request.headers['content-security-policy'];
@@ -91,47 +127,32 @@ function setContentSecurityPolicy(request, response) {
   if (nonce !== undefined) request.headers['content-security-policy'] = policy;
 }
 
-// Next's router reads these on its own requests (RSC fetches and server actions): the deployment
-// id (version skew), stale time, postponed and rewrite markers, action outcomes.
-// `x-nextjs-cache` (HIT, MISS) it never reads; on a document no script can read any of them.
-// Every response passes through writeHead (Node calls it for an implicit head too). Whether the
-// request is the router's is noted as it arrives: Next removes its `rsc` header while handling it.
-class TrimmedResponse extends ServerResponse {
-  isRouterRequest = false;
-
-  writeHead(...args) {
-    for (const name of this.getHeaderNames()) {
-      if (name.startsWith('x-nextjs-') && (!this.isRouterRequest || name === 'x-nextjs-cache')) this.removeHeader(name);
-    }
-    return super.writeHead(...args);
-  }
-}
-
 let isShuttingDown = false;
-const server = createServer({ ServerResponse: TrimmedResponse }, (request, response) => {
-  request.headers[CLIENT_SOCKET_HEADER] = request.socket.remoteAddress ?? '';
-  if (isShuttingDown) {
-    response.setHeader('connection', 'close');
-  }
-  const tunnel = globalThis[Symbol.for('app.lifecycle.tunnel')];
-  if (tunnel && request.method === 'POST' && request.url?.split('?')[0] === TUNNEL_PATH) {
-    answerTunnel(tunnel, request, response).catch(() => {
-      if (!response.headersSent) response.writeHead(400);
-      response.end();
-    });
-    return;
-  }
-  setContentSecurityPolicy(request, response);
-  response.isRouterRequest = request.headers.rsc === '1' || request.headers['next-action'] !== undefined;
-  // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
-  // events. With tracing, the SDK's Http integration does this too; this is its cheap part.
-  void withIsolationScope(() => handle(request, response));
-});
+const server = createServer((request, response) =>
+  runWithClientAddress(request.socket.remoteAddress ?? 'unknown', () => {
+    if (isShuttingDown) {
+      response.setHeader('connection', 'close');
+    }
+    if (request.method === 'POST' && request.url?.split('?')[0] === TUNNEL_PATH) {
+      answerTunnel(request, response).catch(() => {
+        if (!response.headersSent) response.writeHead(400);
+        response.end();
+      });
+      return;
+    }
+    setContentSecurityPolicy(request, response);
+    // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
+    // events. With tracing, the SDK's Http integration does this too; this is its cheap part.
+    void app.isolate(() => handle(request, response));
+  }),
+);
 
-// A port already taken would otherwise leave a process up that serves nothing.
+/**
+ * A port already taken would otherwise leave a process up that serves nothing.
+ * @param {Error} error
+ */
 function exitUnlistened(error) {
-  console.error(`Cannot listen on ${hostname}:${port}: ${error.message}`);
-  process.exit(1);
+  refuseToStart(`Cannot listen on ${hostname}:${port}: ${error.message}`);
 }
 server.once('error', exitUnlistened);
 server.listen(port, hostname, () => {
@@ -139,11 +160,11 @@ server.listen(port, hostname, () => {
   console.log(`▲ Ready on http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`);
 });
 
+/** @param {string} signal */
 async function shutDown(signal) {
   if (isShuttingDown) return;
   isShuttingDown = true;
-  // Read by /api/ready (lib/server/health.ts).
-  globalThis[Symbol.for('app.lifecycle.draining')] = true;
+  markDraining();
   console.log(`${signal}: draining requests, then flushing error reports`);
   setTimeout(() => {
     console.error('Shutdown took too long; exiting');
@@ -158,7 +179,7 @@ async function shutDown(signal) {
   await closed;
   clearInterval(idleSweep);
 
-  await globalThis[Symbol.for('app.lifecycle.shutdown')]?.(FLUSH_TIMEOUT_MS);
+  await app.shutDown(FLUSH_TIMEOUT_MS);
   process.exit(0);
 }
 

@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect } from 'react';
-import { notFoundPaths } from '@/lib/observability/browser-sdk';
+import { markNotFoundPath } from '@/lib/observability/browser-settings';
 
 /**
  * Records that this path showed the not-found screen, so the browser's page-load or navigation
@@ -10,7 +10,7 @@ import { notFoundPaths } from '@/lib/observability/browser-sdk';
  */
 export function NotFoundTraceMark() {
   useEffect(() => {
-    notFoundPaths.add(window.location.pathname);
+    markNotFoundPath(window.location.pathname);
   }, []);
   return null;
 }

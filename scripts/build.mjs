@@ -1,15 +1,21 @@
 // `npm run build`: `next build` with `output: 'standalone'`, then the standalone folder made
-// complete. Next leaves out the static files (meant for a CDN) and knows nothing of server.mjs.
+// complete. Next leaves out the static files (meant for a CDN) and knows nothing of server.mjs and
+// the two modules it imports.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { distDir, standaloneDir } from './standalone.mjs';
 
-const nextBin = createRequire(import.meta.url).resolve('next/dist/bin/next');
+// Next's CLI as its package.json names it.
+const nextPackage = createRequire(import.meta.url).resolve('next/package.json');
+const nextBin = join(dirname(nextPackage), JSON.parse(readFileSync(nextPackage, 'utf8')).bin.next);
 const build = spawnSync(process.execPath, [nextBin, 'build', ...process.argv.slice(2)], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 cpSync(join(distDir, 'static'), join(standaloneDir, distDir, 'static'), { recursive: true });
 if (existsSync('public')) cpSync('public', join(standaloneDir, 'public'), { recursive: true });
-cpSync('server.mjs', join(standaloneDir, 'server.mjs'));
+for (const file of ['server.mjs', 'lib/framework-internals.mjs', 'lib/server/seam.mjs']) {
+  mkdirSync(dirname(join(standaloneDir, file)), { recursive: true });
+  cpSync(file, join(standaloneDir, file));
+}

@@ -1,19 +1,6 @@
-import { isReportingEnabled, type ReportingSettings } from '@/lib/observability/sentry-options';
-import { publicEnv } from '@/lib/public-env';
+import { isBrowserReportingEnabled } from '@/lib/observability/browser-settings';
 
 type BrowserSdk = typeof import('@sentry/nextjs');
-
-/** The browser's reporting settings, fixed at build time; sentry.client.config.ts inits from them. */
-export const browserReportingSettings: ReportingSettings = {
-  dsn: publicEnv.sentryDsn,
-  environment: publicEnv.environment,
-  release: publicEnv.release,
-  tracesSampleRate: publicEnv.tracesSampleRate,
-  spotlightUrl: publicEnv.isDevelopment ? publicEnv.spotlightUrl : undefined,
-};
-
-/** Whether this build reports browser errors at all: to Sentry, or in development to Spotlight. */
-export const isBrowserReportingEnabled = isReportingEnabled(browserReportingSettings);
 
 let loading: Promise<BrowserSdk> | undefined;
 
@@ -40,10 +27,3 @@ export function reportBoundaryError(error: unknown): void {
     sdk.captureException(error, { mechanism: { type: 'auto.function.nextjs.error_boundary', handled: false } }),
   );
 }
-
-/**
- * The paths this tab showed the not-found screen for; sentry.client.config.ts drops their
- * page-load and navigation traces. Kept apart from the SDK, which may load only after the user has
- * moved on, when the not-found page's trace is no longer the active one.
- */
-export const notFoundPaths = new Set<string>();

@@ -1,4 +1,5 @@
 import type { Event } from '@sentry/core';
+import { isNextStartUpSpan } from '@/lib/framework-internals.mjs';
 
 // Noise that carries nothing actionable. The SDK's defaults cover "Script error." and the current
 // ResizeObserver text; the older Chrome text and the dot-less Script error are added here so the
@@ -12,14 +13,12 @@ export const ignoredErrors: RegExp[] = [
 
 const notFoundTransactionName = /^(?:[A-Z]+ )?\/(?:404|_not-found)$/;
 
-// Next's own start-up work (loading instrumentation and route modules) opens root spans of its
-// own; they are not requests and would bury the real traces.
-const nextInternalSpanType = /^(?:Instrumentation|LoadComponents)\./;
-
-/** A trace that is not a request: module loading and instrumentation set-up inside Next. */
+/**
+ * A trace that is not a request: Next's own start-up work (loading instrumentation and route
+ * modules) opens root spans of its own, which would bury the real traces.
+ */
 export function isNextInternalTrace(event: Event): boolean {
-  const spanType = event.contexts?.trace?.data?.['next.span_type'];
-  return typeof spanType === 'string' && nextInternalSpanType.test(spanType);
+  return isNextStartUpSpan(event.contexts?.trace?.data);
 }
 
 const NO_PATHS: ReadonlySet<string> = new Set();

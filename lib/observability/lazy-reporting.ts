@@ -1,4 +1,5 @@
-import { browserReportingSettings, isBrowserReportingEnabled, loadBrowserSdk } from '@/lib/observability/browser-sdk';
+import { loadBrowserSdk } from '@/lib/observability/browser-sdk';
+import { browserReportingSettings, isBrowserReportingEnabled } from '@/lib/observability/browser-settings';
 
 type BrowserSdk = Awaited<ReturnType<typeof loadBrowserSdk>>;
 type UncaughtEvent = ErrorEvent | PromiseRejectionEvent;

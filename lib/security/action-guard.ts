@@ -1,4 +1,6 @@
 // Relative, not `@/`: next.config.ts imports this module, and its loader knows no path aliases.
+
+import { mediaTypeOf } from '../server/media-type';
 import { textResponse } from '../server/text-response';
 
 /** Next's default limit for a server action's body, set explicitly in next.config.ts from here. */
@@ -27,7 +29,7 @@ export async function refuseBadActionRequest(request: Request): Promise<Response
   if (request.headers.get('content-encoding') !== null) {
     return textResponse(415, 'Compressed server action bodies are not accepted');
   }
-  const contentType = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const contentType = mediaTypeOf(request.headers);
   if (!ACTION_CONTENT_TYPES.has(contentType)) {
     return textResponse(415, 'A server action takes text/plain or multipart/form-data');
   }

@@ -49,9 +49,10 @@ describe('prerenderedScriptHashes', () => {
   function buildWith(routes: Record<string, { initialRevalidateSeconds: number | false; html: string }>): string {
     const distDir = mkdtempSync(join(tmpdir(), 'csp-build-'));
     mkdirSync(join(distDir, 'server', 'app'), { recursive: true });
-    const manifest = { routes: {} as Record<string, { initialRevalidateSeconds: number | false }>, dynamicRoutes: {} };
+    // As Next 16.4.6 writes it.
+    const manifest = { routes: {} as Record<string, object>, dynamicRoutes: {} };
     for (const [route, { initialRevalidateSeconds, html }] of Object.entries(routes)) {
-      manifest.routes[route] = { initialRevalidateSeconds };
+      manifest.routes[route] = { routeType: 'page', response: 'complete', compute: 'static', initialRevalidateSeconds };
       writeFileSync(join(distDir, 'server', 'app', `${route === '/' ? '/index' : route}.html`), html);
     }
     writeFileSync(join(distDir, 'prerender-manifest.json'), JSON.stringify(manifest));
@@ -77,6 +78,20 @@ describe('prerenderedScriptHashes', () => {
       '/news': { initialRevalidateSeconds: 60, html: '<script>news()</script>' },
     });
     expect(() => prerenderedScriptHashes(distDir)).toThrow(/\/news change after the build/);
+  });
+
+  it('refuses a page whose HTML is not where the build should have put it, rather than give it no hashes', () => {
+    const distDir = buildWith({ '/': { initialRevalidateSeconds: false, html: '<script>home()</script>' } });
+    writeFileSync(
+      join(distDir, 'prerender-manifest.json'),
+      JSON.stringify({
+        routes: {
+          '/gone': { routeType: 'page', response: 'complete', compute: 'static', initialRevalidateSeconds: false },
+        },
+        dynamicRoutes: {},
+      }),
+    );
+    expect(() => prerenderedScriptHashes(distDir)).toThrow(/the HTML of \/gone is not at/);
   });
 
   it('refuses to go on without a build', () => {

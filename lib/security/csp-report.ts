@@ -1,7 +1,9 @@
 import 'server-only';
 import { captureMessage } from '@sentry/nextjs';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
-import { RateLimiter } from '@/lib/observability/rate-limiter';
+import { mediaTypeOf } from '@/lib/server/media-type';
+import { RateLimiter } from '@/lib/server/rate-limiter';
 import { BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
 import { textResponse } from '@/lib/server/text-response';
 
@@ -190,31 +192,23 @@ export type CspReportLimits = {
   perClient: RateLimiter;
   /** For the whole process: violations sent to Sentry, whoever reports them. */
   overall: RateLimiter;
-  /** When each kind of violation was last sent. */
-  lastSent: Map<string, number>;
-  now: () => number;
+  /** The kinds of violation sent in the last minute. */
+  recentKinds: LRUCache<string, true>;
 };
 
 export function createCspReportLimits(now: () => number = Date.now): CspReportLimits {
   return {
     perClient: new RateLimiter(REPORTS_PER_MINUTE, 60_000, undefined, now),
     overall: new RateLimiter(VIOLATIONS_PER_MINUTE, 60_000, undefined, now),
-    lastSent: new Map(),
-    now,
+    // Its clock in milliseconds, as the rate limiters'.
+    recentKinds: new LRUCache({ max: REMEMBERED_KINDS, ttl: REPEAT_WINDOW_MS, ttlResolution: 0, perf: { now } }),
   };
 }
 
 /** Whether this kind of violation may be sent now; remembers that it was. */
 function takeKind(limits: CspReportLimits, kind: string): boolean {
-  const now = limits.now();
-  const last = limits.lastSent.get(kind);
-  if (last !== undefined && now - last < REPEAT_WINDOW_MS) return false;
-  limits.lastSent.delete(kind);
-  limits.lastSent.set(kind, now);
-  if (limits.lastSent.size > REMEMBERED_KINDS) {
-    const oldest = limits.lastSent.keys().next().value;
-    if (oldest !== undefined) limits.lastSent.delete(oldest);
-  }
+  if (limits.recentKinds.has(kind)) return false;
+  limits.recentKinds.set(kind, true);
   return true;
 }
 
@@ -225,7 +219,7 @@ function takeKind(limits: CspReportLimits, kind: string): boolean {
  * and a cap for the whole process. 204 for a report taken, even one not passed on.
  */
 export async function handleCspReport(request: Request, client: string, limits: CspReportLimits): Promise<Response> {
-  const contentType = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const contentType = mediaTypeOf(request.headers);
   if (!REPORT_CONTENT_TYPES.has(contentType)) {
     return textResponse(415, 'A CSP report is application/csp-report or application/reports+json');
   }

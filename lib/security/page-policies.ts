@@ -2,7 +2,15 @@ import 'server-only';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import {
+  FrameworkShapeError,
+  isDraftModeRequest,
+  PRERENDER_MANIFEST_FILE,
+  prerenderedHtmlPath,
+  prerenderedRoutesFrom,
+} from '@/lib/framework-internals.mjs';
 import { productionPolicy } from '@/lib/security/content-security-policy';
+import type { AppServer, PagePolicy } from '@/lib/server/seam.mjs';
 
 const INLINE_SCRIPT = /<script((?:\s[^>]*)?)>([\s\S]*?)<\/script>/g;
 
@@ -16,51 +24,37 @@ export function inlineScriptHashes(html: string): string[] {
   return [...hashes];
 }
 
-type PrerenderManifest = {
-  routes: Record<string, { initialRevalidateSeconds?: number | false; renderingMode?: string | null }>;
-  dynamicRoutes: Record<string, { fallback?: string | null | false }>;
-};
-
 /**
- * The hashes of each prerendered page's inline scripts, read from the build as it will be served:
- * Next serves a prerendered page's HTML as it is on disk. A page whose cached HTML changes after
- * the build (revalidation, params rendered on demand, partial prerendering) could be allowed
- * neither by these hashes nor by a nonce (the first visitor's would be cached with it), so such a
- * build is refused at start-up rather than served with broken pages.
+ * The hashes of each page prerendered at build, read from the build as it will be served: Next
+ * serves such a page's HTML as it is on disk. A page whose cached HTML changes after the build
+ * (revalidation, params rendered on demand, partial prerendering) could be allowed neither by these
+ * hashes nor by a nonce (the first visitor's would be cached with it), so such a build is refused
+ * at start-up rather than served with broken pages; so is a build whose shape is not the one
+ * lib/framework-internals.mjs knows.
  */
 export function prerenderedScriptHashes(distDir: string): Map<string, string[]> {
-  const manifestPath = join(distDir, 'prerender-manifest.json');
+  const manifestPath = join(distDir, PRERENDER_MANIFEST_FILE);
   if (!existsSync(manifestPath)) {
     throw new Error(`Content-Security-Policy: no ${manifestPath}; run \`npm run build\` first`);
   }
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as PrerenderManifest;
-  const unhashable = [
-    ...Object.entries(manifest.routes)
-      .filter(([, { initialRevalidateSeconds = false, renderingMode }]) => {
-        const revalidates = initialRevalidateSeconds !== false && initialRevalidateSeconds > 0;
-        return revalidates || (renderingMode ?? 'STATIC') !== 'STATIC';
-      })
-      .map(([route]) => route),
-    ...Object.entries(manifest.dynamicRoutes ?? {})
-      .filter(([, { fallback }]) => fallback !== false)
-      .map(([route]) => route),
-  ];
-  if (unhashable.length > 0) {
+  const { asBuilt, changing } = prerenderedRoutesFrom(JSON.parse(readFileSync(manifestPath, 'utf8')));
+  if (changing.length > 0) {
     throw new Error(
-      `Content-Security-Policy: ${unhashable.join(', ')} change after the build (revalidate, ` +
+      `Content-Security-Policy: ${changing.join(', ')} change after the build (revalidate, ` +
         'dynamicParams or partial prerendering), so their scripts cannot be allowed by hash; render ' +
         'them per request or fully at build (README, "Deploy")',
     );
   }
   const hashes = new Map<string, string[]>();
-  for (const route of Object.keys(manifest.routes)) {
-    const htmlPath = join(distDir, 'server', 'app', `${route === '/' ? '/index' : route}.html`);
-    if (existsSync(htmlPath)) hashes.set(route, inlineScriptHashes(readFileSync(htmlPath, 'utf8')));
+  for (const route of asBuilt) {
+    const htmlPath = join(distDir, prerenderedHtmlPath(route));
+    if (!existsSync(htmlPath)) {
+      throw new FrameworkShapeError(`${PRERENDER_MANIFEST_FILE}: the HTML of ${route} is not at ${htmlPath}`);
+    }
+    hashes.set(route, inlineScriptHashes(readFileSync(htmlPath, 'utf8')));
   }
   return hashes;
 }
-
-export type PolicyForRequest = { policy: string; nonce?: string };
 
 /**
  * Each request's policy. A prerendered page fetched as usual is served as built: its hashes, no
@@ -71,7 +65,7 @@ export type PolicyForRequest = { policy: string; nonce?: string };
  */
 export function createPolicyForRequest(
   prerendered: Map<string, string[]>,
-): (pathname: string, mayRender: boolean) => PolicyForRequest {
+): (pathname: string, mayRender: boolean) => PagePolicy {
   const staticPolicies = new Map([...prerendered].map(([route, hashes]) => [route, productionPolicy({ hashes })]));
   const notFoundHashes = prerendered.get('/_not-found') ?? [];
   const assetPolicy = productionPolicy({ hashes: [] });
@@ -86,12 +80,6 @@ export function createPolicyForRequest(
   };
 }
 
-// server.mjs lives outside Next's bundles; it reaches the policy through this process-wide slot.
-const policySlot = Symbol.for('app.security.csp');
-type WithPolicy = typeof globalThis & {
-  [policySlot]?: (url: string, method: string, cookie: string | undefined) => PolicyForRequest;
-};
-
 /** The path as Next routes it: absolute-form request lines, dot segments and escapes resolved. */
 function pathnameOf(url: string): string {
   const { pathname } = new URL(url, 'http://localhost');
@@ -102,13 +90,10 @@ function pathnameOf(url: string): string {
   }
 }
 
-/** At start-up: leave server.mjs the policy for each request's URL, from the build in `distDir`. */
-export function startContentSecurityPolicy(distDir: string): void {
+/** At start-up: the policy for each request's URL, from the build in `distDir`, for server.mjs. */
+export function startContentSecurityPolicy(distDir: string): NonNullable<AppServer['policyFor']> {
   const policyFor = createPolicyForRequest(prerenderedScriptHashes(distDir));
   // Next renders a prerendered page anew for a POST (a server action's form) and in draft mode.
-  (globalThis as WithPolicy)[policySlot] = (url, method, cookie) =>
-    policyFor(
-      pathnameOf(url),
-      (method !== 'GET' && method !== 'HEAD') || (cookie?.includes('__prerender_bypass=') ?? false),
-    );
+  return (url, method, cookie) =>
+    policyFor(pathnameOf(url), (method !== 'GET' && method !== 'HEAD') || isDraftModeRequest(cookie));
 }

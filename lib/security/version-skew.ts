@@ -1,13 +1,11 @@
-// The header Next's browser router puts on every server action and navigation request: the
-// deployment that rendered the page (next.config.ts `deploymentId`).
-const DEPLOYMENT_ID_HEADER = 'x-deployment-id';
+import { DEPLOYMENT_ID_HEADER, reloadingActionHeaders } from '@/lib/framework-internals.mjs';
 
 /**
  * A server action posted from a page another deployment rendered. Its action id may not exist in
  * this build, and Next would answer 409 "Server Action unavailable", which the browser shows as
- * the error screen. An `x-action-redirect` answer makes Next's client load the page in full
- * instead, from this deployment. (Navigations need nothing: the client compares the
- * `x-nextjs-deployment-id` of each RSC answer with its own and reloads on a mismatch.)
+ * the error screen. An answer that makes Next's client load the page in full instead, from this
+ * deployment (lib/framework-internals.mjs). Navigations need nothing: Next's client compares the
+ * deployment id of each answer with its own and reloads on a mismatch.
  * Returns undefined when the request comes from this deployment, or says nothing of its own.
  */
 export function reloadIntoThisDeployment(request: Request, deploymentId: string | undefined): Response | undefined {
@@ -19,10 +17,6 @@ export function reloadIntoThisDeployment(request: Request, deploymentId: string 
   return new Response(null, {
     status: 409,
     // Not a Location header: fetch would follow it and hand the client the page's HTML.
-    // Next's client splits the value at ';': one in the query would cut the address short.
-    headers: {
-      'x-action-redirect': `${pathname}${search.replaceAll(';', '%3B')};replace`,
-      'cache-control': 'no-store',
-    },
+    headers: { ...reloadingActionHeaders(`${pathname}${search}`), 'cache-control': 'no-store' },
   });
 }

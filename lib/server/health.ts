@@ -1,9 +1,7 @@
 import 'server-only';
 import { publicEnv } from '@/lib/public-env';
+import { isDraining } from '@/lib/server/seam.mjs';
 import packageJson from '@/package.json';
-
-// Set by server.mjs the moment it receives SIGTERM or SIGINT, before it stops accepting.
-const DRAINING = Symbol.for('app.lifecycle.draining');
 
 const noStore = { 'cache-control': 'no-store' };
 
@@ -22,9 +20,7 @@ export function livenessResponse(): Response {
 
 /** Readiness: 503 once shutdown has begun, so a load balancer drains this instance first. */
 export function readinessResponse(): Response {
-  const isDraining = (globalThis as Record<symbol, unknown>)[DRAINING] === true;
-  return Response.json(
-    { status: isDraining ? 'draining' : 'ready' },
-    { status: isDraining ? 503 : 200, headers: noStore },
-  );
+  // Set by server.mjs the moment it receives SIGTERM or SIGINT, before it stops accepting.
+  const draining = isDraining();
+  return Response.json({ status: draining ? 'draining' : 'ready' }, { status: draining ? 503 : 200, headers: noStore });
 }

@@ -1,8 +1,8 @@
-import { clientAddressOf } from '@/lib/observability/tunnel-instance';
 import { createCspReportLimits, handleCspReport } from '@/lib/security/csp-report';
+import { clientAddressOf } from '@/lib/server/client-address';
 
 const limits = createCspReportLimits();
 
 export function POST(request: Request): Promise<Response> {
-  return handleCspReport(request, clientAddressOf(request), limits);
+  return handleCspReport(request, clientAddressOf(request.headers), limits);
 }

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getEnvelopeEndpointWithUrlEncodedAuth, makeDsn } from '@sentry/core';
 import { getRequestUrlFromClientRequest } from '@sentry/core/server';
-import { EnvelopeSpool } from '@/lib/observability/envelope-spool';
-import { RateLimiter } from '@/lib/observability/rate-limiter';
-import { deliverToIngest, forwardEnvelope, ingestUrlMatcher, type TunnelOptions } from '@/lib/observability/tunnel';
+import { RateLimiter } from '@/lib/server/rate-limiter';
+import { EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
+import { deliverToIngest, forwardEnvelope, ingestUrlMatcher, type TunnelOptions } from '@/lib/tunnel/tunnel';
 
 type Received = { url: string; headers: IncomingHttpHeaders; body: string; status: number };
 

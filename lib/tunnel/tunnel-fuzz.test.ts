@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { makeDsn, parseEnvelope } from '@sentry/core';
-import { forwardEnvelope, type TunnelOptions } from '@/lib/observability/tunnel';
+import { forwardEnvelope, type TunnelOptions } from '@/lib/tunnel/tunnel';
 
 // Hostile bodies against the real handler and a real loopback ingest: random bytes and mutations
 // of a valid envelope. Every answer must be a documented one, and whatever reaches ingest must be

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DeliveryResult, EnvelopeSpool, type SpoolOptions } from '@/lib/observability/envelope-spool';
+import { type DeliveryResult, EnvelopeSpool, type SpoolOptions } from '@/lib/tunnel/envelope-spool';
 
 let dir: string;
 const spools: EnvelopeSpool[] = [];

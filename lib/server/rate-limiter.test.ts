@@ -1,4 +1,4 @@
-import { RateLimiter } from '@/lib/observability/rate-limiter';
+import { RateLimiter } from '@/lib/server/rate-limiter';
 
 describe('RateLimiter', () => {
   it('lets a client through up to its capacity, then says when to retry', () => {

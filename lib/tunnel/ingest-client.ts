@@ -6,8 +6,8 @@ export type IngestResponse = { status: number; headers: IncomingHttpHeaders; bod
 export type IngestFailure = { failure: 'timeout' | 'unreachable' };
 
 // One pool of kept-alive connections to ingest for the whole process. node:http rather than
-// fetch: Next patches the global fetch with its cache and tracing, which cost the tunnel about a
-// sixth of its throughput (docs/reliability.md).
+// fetch: Next patches the global fetch with its cache and tracing, which slowed the tunnel
+// (docs/reliability.md).
 const agents = {
   'http:': new HttpAgent({ keepAlive: true, maxSockets: 64 }),
   'https:': new HttpsAgent({ keepAlive: true, maxSockets: 64 }),

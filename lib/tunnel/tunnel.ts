@@ -1,14 +1,15 @@
 import 'server-only';
 import { type DsnComponents, getEnvelopeEndpointWithUrlEncodedAuth, makeDsn, parseEnvelope } from '@sentry/core';
-import type { DeliveryResult, EnvelopeSpool } from '@/lib/observability/envelope-spool';
-import { type IngestFailure, type IngestResponse, postToIngest } from '@/lib/observability/ingest-client';
-import type { RateLimiter } from '@/lib/observability/rate-limiter';
+import { mediaTypeOf } from '@/lib/server/media-type';
+import type { RateLimiter } from '@/lib/server/rate-limiter';
 import { BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
 import { textResponse } from '@/lib/server/text-response';
+import type { DeliveryResult, EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
+import { type IngestFailure, type IngestResponse, postToIngest } from '@/lib/tunnel/ingest-client';
 
 /**
  * What the tunnel reads of a request. A web Request fits, and so does Node's request in
- * server.mjs, unconverted: turning it into a web stream and Request cost a tenth of the throughput.
+ * server.mjs, unconverted: turning it into a web stream and Request cost throughput (docs/reliability.md).
  */
 export type TunnelRequest = {
   url: string;
@@ -166,7 +167,7 @@ export async function forwardEnvelope(
   if (encoding !== 'identity') {
     return textResponse(415, 'Compressed bodies are not accepted');
   }
-  const contentType = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const contentType = mediaTypeOf(request.headers);
   if (!ACCEPTED_CONTENT_TYPES.has(contentType)) {
     return textResponse(415, `Content type ${contentType} is not a Sentry envelope`);
   }

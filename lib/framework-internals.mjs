@@ -1,0 +1,219 @@
+// @ts-check
+// Every private shape of Next.js and the Sentry SDK this app relies on, and nothing else: files
+// under next/dist, build-output fields, undocumented headers and cookies, SDK integration names.
+// Each says which version it was read from. lib/framework-internals.test.ts checks each against the
+// installed packages (an upgrade that changes one goes red in CI), and the readers below throw a
+// FrameworkShapeError naming the assumption rather than guess, so the server refuses to start
+// (server.mjs, instrumentation.ts) instead of serving pages whose CSP blocks their own scripts.
+// Plain JavaScript with types in JSDoc, no dependencies: server.mjs imports it before anything is
+// compiled, and the browser bundle imports the span types. No I/O: callers read the files.
+
+export const NEXT_VERSION_READ = '16.4.6';
+export const SENTRY_VERSION_READ = '11.1.0';
+
+export class FrameworkShapeError extends Error {
+  /** @param {string} assumption what no longer holds, naming the file or field */
+  constructor(assumption) {
+    super(
+      `${assumption} (as read from Next.js ${NEXT_VERSION_READ} / @sentry/nextjs ${SENTRY_VERSION_READ}); not starting`,
+    );
+    this.name = 'FrameworkShapeError';
+  }
+}
+
+/** @param {unknown} value @returns {value is Record<string, unknown>} */
+function isRecord(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// --- The resolved config of a build (Next 16.4.6) -------------------------------------------------
+// Next's documented custom-server option `conf` is not passed on to its router server in 16.4.6
+// (vercel/next.js#87429): the only way to start from the config the build resolved, rather than
+// evaluating next.config.ts and its build tooling again, is the variable Next's own standalone
+// server.js sets. Its value is `config` of `<distDir>/required-server-files.json`.
+
+export const BUILD_CONFIG_FILE = 'required-server-files.json';
+export const STANDALONE_CONFIG_VARIABLE = '__NEXT_PRIVATE_STANDALONE_CONFIG';
+
+/**
+ * The resolved config inside a parsed required-server-files.json.
+ * @param {unknown} requiredServerFiles
+ * @param {string} distDir the folder it was read from, which the config must name
+ * @returns {Record<string, unknown>}
+ */
+export function buildConfigFrom(requiredServerFiles, distDir) {
+  const config = isRecord(requiredServerFiles) ? requiredServerFiles.config : undefined;
+  if (!isRecord(config) || typeof config.distDir !== 'string') {
+    throw new FrameworkShapeError(`${BUILD_CONFIG_FILE}: no \`config\` object with a \`distDir\``);
+  }
+  if (config.distDir !== distDir) {
+    throw new FrameworkShapeError(`${BUILD_CONFIG_FILE}: built for distDir ${config.distDir}, started with ${distDir}`);
+  }
+  return config;
+}
+
+// --- Prerendered pages (Next 16.4.6, `<distDir>/prerender-manifest.json`) -------------------------
+// Each route of `routes` is classified by `routeType`, `response` and `compute`; a page served
+// byte for byte as built is `response: 'complete'`, `compute: 'static'`, and never revalidated
+// (`initialRevalidateSeconds: false`). Its HTML is `server/app/<route>.html` (`/` is `index`).
+// `dynamicRoutes` entries whose `fallback` is not `false` render unknown params on demand.
+
+export const PRERENDER_MANIFEST_FILE = 'prerender-manifest.json';
+/** Every value each classification field takes. */
+export const PRERENDER_CLASSIFICATION = {
+  routeType: ['page', 'route', 'fallback', 'shell'],
+  response: ['complete', 'initial', 'empty'],
+  compute: ['static', 'resuming', 'blocking'],
+};
+const ROUTE_TYPES = new Set(PRERENDER_CLASSIFICATION.routeType);
+const RESPONSES = new Set(PRERENDER_CLASSIFICATION.response);
+const COMPUTES = new Set(PRERENDER_CLASSIFICATION.compute);
+
+/**
+ * @typedef {object} PrerenderedRoutes
+ * @property {string[]} asBuilt pages served exactly as built, whose HTML is in the build
+ * @property {string[]} changing routes whose HTML changes after the build (revalidation, partial
+ *   prerendering, params rendered on demand)
+ */
+
+/**
+ * The prerendered routes of a parsed prerender-manifest.json, classified. Throws on any field it
+ * does not know, rather than take an unknown page for a static one.
+ * @param {unknown} manifest
+ * @returns {PrerenderedRoutes}
+ */
+export function prerenderedRoutesFrom(manifest) {
+  if (!isRecord(manifest) || !isRecord(manifest.routes) || !isRecord(manifest.dynamicRoutes)) {
+    throw new FrameworkShapeError(`${PRERENDER_MANIFEST_FILE}: no \`routes\` and \`dynamicRoutes\` objects`);
+  }
+  /** @type {PrerenderedRoutes} */
+  const result = { asBuilt: [], changing: [] };
+  for (const [route, entry] of Object.entries(manifest.routes)) {
+    const where = `${PRERENDER_MANIFEST_FILE}: routes["${route}"]`;
+    if (!isRecord(entry)) throw new FrameworkShapeError(`${where} is not an object`);
+    const { routeType, response, compute, initialRevalidateSeconds: revalidate } = entry;
+    if (typeof routeType !== 'string' || !ROUTE_TYPES.has(routeType)) {
+      throw new FrameworkShapeError(
+        `${where}.routeType is ${JSON.stringify(routeType)}, not one of ${[...ROUTE_TYPES]}`,
+      );
+    }
+    if (typeof response !== 'string' || !RESPONSES.has(response)) {
+      throw new FrameworkShapeError(`${where}.response is ${JSON.stringify(response)}, not one of ${[...RESPONSES]}`);
+    }
+    if (typeof compute !== 'string' || !COMPUTES.has(compute)) {
+      throw new FrameworkShapeError(`${where}.compute is ${JSON.stringify(compute)}, not one of ${[...COMPUTES]}`);
+    }
+    if (revalidate !== false && typeof revalidate !== 'number') {
+      throw new FrameworkShapeError(`${where}.initialRevalidateSeconds is ${JSON.stringify(revalidate)}`);
+    }
+    const isAsBuilt = response === 'complete' && compute === 'static' && (revalidate === false || revalidate === 0);
+    if (!isAsBuilt) result.changing.push(route);
+    else if (routeType === 'page') result.asBuilt.push(route);
+  }
+  for (const [route, entry] of Object.entries(manifest.dynamicRoutes)) {
+    if (!isRecord(entry) || !('fallback' in entry)) {
+      throw new FrameworkShapeError(`${PRERENDER_MANIFEST_FILE}: dynamicRoutes["${route}"] has no \`fallback\``);
+    }
+    if (entry.fallback !== false) result.changing.push(route);
+  }
+  return result;
+}
+
+/**
+ * Where a page prerendered at build keeps its HTML, relative to the build folder.
+ * @param {string} route
+ */
+export function prerenderedHtmlPath(route) {
+  return `server/app${route === '/' ? '/index' : route}.html`;
+}
+
+// --- Requests and answers Next's client and server exchange (Next 16.4.6) -------------------------
+
+/** Draft mode: Next renders a prerendered page anew while this cookie is set (`api-utils`). */
+export const DRAFT_MODE_COOKIE = '__prerender_bypass';
+
+/** @param {string | undefined} cookieHeader */
+export function isDraftModeRequest(cookieHeader) {
+  return cookieHeader?.split(';').some((cookie) => cookie.trim().startsWith(`${DRAFT_MODE_COOKIE}=`)) ?? false;
+}
+
+/** The header Next's client puts on a server action's POST, with the action's id. */
+export const ACTION_HEADER = 'next-action';
+
+/** The header Next's client puts on its own requests, naming the deployment that rendered the page. */
+export const DEPLOYMENT_ID_HEADER = 'x-deployment-id';
+
+/**
+ * An answer to a server action that makes Next's client load `location` in full (its
+ * server-action reducer splits the value at `;`: location, then `push` or `replace`).
+ * @param {string} location a path and query on this site
+ * @returns {Record<string, string>}
+ */
+export function reloadingActionHeaders(location) {
+  // The location is cut at the first ';': one in the query would cut the address short.
+  return { 'x-action-redirect': `${location.replaceAll(';', '%3B')};replace` };
+}
+
+// --- Next's own trace spans (Next 16.4.6, `server/lib/trace/constants.js`) ------------------------
+// Next names each span's kind in the attribute `next.span_type`. Loading instrumentation and
+// route modules opens root spans of their own: start-up work, not requests.
+
+const NEXT_SPAN_TYPE_ATTRIBUTE = 'next.span_type';
+export const NEXT_START_UP_SPAN_TYPES = [
+  'Instrumentation.loadModule',
+  'Instrumentation.register',
+  'LoadComponents.loadDefaultErrorComponents',
+  'LoadComponents.loadComponents',
+  'LoadComponents.loadRouteModule',
+];
+const startUpSpanTypes = new Set(NEXT_START_UP_SPAN_TYPES);
+
+/**
+ * Whether a span's attributes mark it as Next's start-up work.
+ * @param {Record<string, unknown> | undefined} attributes
+ */
+export function isNextStartUpSpan(attributes) {
+  const spanType = attributes?.[NEXT_SPAN_TYPE_ATTRIBUTE];
+  return typeof spanType === 'string' && startUpSpanTypes.has(spanType);
+}
+
+// --- Sentry's default server integrations (@sentry/nextjs 11.1.0, by `name`) ----------------------
+
+/**
+ * What a server error event needs when nothing is traced: filters (`ignoreErrors`), causes,
+ * request data and source context on the event, and the process-wide handlers for errors outside
+ * any request (docs/performance.md has the steps measured). Always among the SDK's defaults.
+ */
+const ERROR_INTEGRATION_NAMES = [
+  'EventFilters',
+  'FunctionToString',
+  'LinkedErrors',
+  'RequestData',
+  'OnUncaughtException',
+  'OnUnhandledRejection',
+  'ContextLines',
+  'Context',
+];
+// Among the defaults only in some builds: the frame rewriting of a build's own output folder, and
+// Spotlight under `next dev`. Kept when present.
+const OPTIONAL_ERROR_INTEGRATION_NAMES = ['DistDirRewriteFrames', 'Spotlight'];
+
+/** The SDK's integration for incoming and outgoing HTTP requests. */
+export const HTTP_INTEGRATION_NAME = 'Http';
+
+/**
+ * The error-only subset of the SDK's default integrations. Throws when one that is always there is
+ * missing: renamed or removed, it would drop a part of every error event without a word.
+ * @template {{ name: string }} T
+ * @param {T[]} defaults
+ * @returns {T[]}
+ */
+export function errorOnlyIntegrations(defaults) {
+  const names = new Set(defaults.map((integration) => integration.name));
+  const missing = ERROR_INTEGRATION_NAMES.filter((name) => !names.has(name));
+  if (missing.length > 0) {
+    throw new FrameworkShapeError(`Sentry's default integrations lack ${missing.join(', ')}`);
+  }
+  const wanted = new Set([...ERROR_INTEGRATION_NAMES, ...OPTIONAL_ERROR_INTEGRATION_NAMES]);
+  return defaults.filter((integration) => wanted.has(integration.name));
+}

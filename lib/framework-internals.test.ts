@@ -1,0 +1,160 @@
+// Contract tests: each private shape lib/framework-internals.mjs relies on, checked against the
+// installed Next.js and Sentry SDK. An upgrade that changes one fails here, in CI, by name.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { getDefaultIntegrations, spotlightIntegration } from '@sentry/nextjs';
+import {
+  ACTION_HEADER,
+  BUILD_CONFIG_FILE,
+  buildConfigFrom,
+  DEPLOYMENT_ID_HEADER,
+  DRAFT_MODE_COOKIE,
+  errorOnlyIntegrations,
+  FrameworkShapeError,
+  HTTP_INTEGRATION_NAME,
+  isDraftModeRequest,
+  isNextStartUpSpan,
+  NEXT_START_UP_SPAN_TYPES,
+  PRERENDER_CLASSIFICATION,
+  PRERENDER_MANIFEST_FILE,
+  prerenderedRoutesFrom,
+  reloadingActionHeaders,
+  STANDALONE_CONFIG_VARIABLE,
+} from '@/lib/framework-internals.mjs';
+
+const require = createRequire(import.meta.url);
+
+/** A file of an installed package, as text, for shapes that live only in its code. */
+function packageSource(pkg: string, path: string): string {
+  return readFileSync(require.resolve(`${pkg}/package.json`).replace(/package\.json$/, path), 'utf8');
+}
+
+const nextSource = (path: string) => packageSource('next', `dist/${path}`);
+
+/** The members of a string union type `name` in one of Next's type declarations. */
+function unionMembers(declarations: string, name: string): string[] {
+  const union = new RegExp(`type ${name} = ([^;]+);`).exec(declarations)?.[1] ?? '';
+  return [...union.matchAll(/'([^']+)'/g)].map(([, member]) => member ?? '');
+}
+
+describe("Next's build output", () => {
+  const constants = require('next/dist/shared/lib/constants.js') as Record<string, unknown>;
+
+  it('names its manifests as we read them', () => {
+    expect(`${constants.SERVER_FILES_MANIFEST}.json`).toBe(BUILD_CONFIG_FILE);
+    expect(constants.PRERENDER_MANIFEST).toBe(PRERENDER_MANIFEST_FILE);
+  });
+
+  it('starts a standalone server from the resolved config in the variable we set', () => {
+    expect(nextSource('server/config.js')).toContain(`JSON.parse(process.env.${STANDALONE_CONFIG_VARIABLE})`);
+  });
+
+  it('classifies prerendered routes by the route types, responses and computes we know', () => {
+    const declarations = nextSource('build/index.d.ts');
+    expect(unionMembers(declarations, 'PrerenderRouteType').sort()).toEqual(
+      [...PRERENDER_CLASSIFICATION.routeType].sort(),
+    );
+    expect(unionMembers(declarations, 'PrerenderResponse').sort()).toEqual(
+      [...PRERENDER_CLASSIFICATION.response].sort(),
+    );
+    expect(unionMembers(declarations, 'PrerenderCompute').sort()).toEqual([...PRERENDER_CLASSIFICATION.compute].sort());
+    // A page prerendered whole at build is classified so: what prerenderedRoutesFrom takes as built.
+    expect(nextSource('build/index.js')).toMatch(
+      /function getStaticAppPageClassification[\s\S]{0,400}response: 'complete',\s*compute: 'static'/,
+    );
+  });
+
+  it('refuses a manifest whose routes carry fields it does not know, rather than call them static', () => {
+    const renamed = {
+      routes: { '/': { renderingMode: 'STATIC', initialRevalidateSeconds: false } },
+      dynamicRoutes: {},
+    };
+    expect(() => prerenderedRoutesFrom(renamed)).toThrow(FrameworkShapeError);
+    expect(() => prerenderedRoutesFrom(renamed)).toThrow(/routes\["\/"\]\.routeType/);
+    expect(() => buildConfigFrom({ configuration: {} }, '.next')).toThrow(/no `config` object/);
+  });
+});
+
+describe("Next's requests and answers", () => {
+  it('renders prerendered pages anew while the draft-mode cookie we look for is set', () => {
+    const apiUtils = require('next/dist/server/api-utils/index.js') as Record<string, unknown>;
+    expect(apiUtils.COOKIE_NAME_PRERENDER_BYPASS).toBe(DRAFT_MODE_COOKIE);
+    expect(isDraftModeRequest(`a=1; ${DRAFT_MODE_COOKIE}=x`)).toBe(true);
+    expect(isDraftModeRequest(`not${DRAFT_MODE_COOKIE}=x`)).toBe(false);
+  });
+
+  it('marks server actions with the header proxy.ts matches', () => {
+    const headers = require('next/dist/client/components/app-router-headers.js') as Record<string, unknown>;
+    expect(headers.ACTION_HEADER).toBe(ACTION_HEADER);
+    expect(readFileSync('proxy.ts', 'utf8')).toContain(`key: '${ACTION_HEADER}'`);
+  });
+
+  it("sends the rendering deployment's id on the client's own requests", () => {
+    expect(nextSource('client/components/router-reducer/fetch-server-response.js')).toContain(
+      `headers['${DEPLOYMENT_ID_HEADER}'] = deploymentId`,
+    );
+  });
+
+  it('reloads the page a server action answer names, the way its client reads the header', () => {
+    const reducer = nextSource('client/components/router-reducer/reducers/server-action-reducer.js');
+    const [[name, value]] = Object.entries(reloadingActionHeaders('/status?a=1;b=2')) as [[string, string]];
+    expect(reducer).toContain(`res.headers.get('${name}')`);
+    expect(reducer).toMatch(/redirectHeader\?\.split\(';'\)[\s\S]{0,300}case 'replace':/);
+    // Split as the reducer splits it: the whole location first, then the kind of navigation.
+    expect(value.split(';')).toEqual(['/status?a=1%3Bb=2', 'replace']);
+  });
+});
+
+describe("Next's trace spans", () => {
+  it('names its start-up spans with the span types we filter out', () => {
+    const { InstrumentationSpan, LoadComponentsSpan } = require('next/dist/server/lib/trace/constants.js') as Record<
+      string,
+      Record<string, string>
+    >;
+    expect([...Object.values(InstrumentationSpan ?? {}), ...Object.values(LoadComponentsSpan ?? {})].sort()).toEqual(
+      [...NEXT_START_UP_SPAN_TYPES].sort(),
+    );
+    expect(nextSource('server/lib/trace/tracer.js')).toContain("'next.span_type': type");
+    expect(isNextStartUpSpan({ 'next.span_type': 'LoadComponents.loadRouteModule' })).toBe(true);
+    expect(isNextStartUpSpan({ 'next.span_type': 'AppRender.getBodyResult' })).toBe(false);
+  });
+});
+
+describe("Sentry's default server integrations", () => {
+  it('include every one the error-only set keeps, by the names we keep them by', () => {
+    const defaults = getDefaultIntegrations({});
+    expect(errorOnlyIntegrations(defaults).length).toBeGreaterThanOrEqual(8);
+    expect(defaults.map((integration) => integration.name)).toContain(HTTP_INTEGRATION_NAME);
+    expect(spotlightIntegration().name).toBe('Spotlight');
+    const frames = packageSource('@sentry/nextjs', 'build/cjs/server/distDirRewriteFramesIntegration.js');
+    expect(frames).toMatch(/name: ["']DistDirRewriteFrames["']/);
+  });
+
+  it('refuse to start when one they always hold is gone', () => {
+    const withoutContext = getDefaultIntegrations({}).filter((integration) => integration.name !== 'ContextLines');
+    expect(() => errorOnlyIntegrations(withoutContext)).toThrow(/lack ContextLines/);
+  });
+});
+
+describe('the rest of the code', () => {
+  // Private shapes, and process-wide globals, outside the two modules that may hold them.
+  const PRIVATE =
+    /next\/dist\/|Symbol\.for\(|__NEXT_PRIVATE|__prerender_bypass|x-action-redirect|next\.span_type|x-nextjs-|x-client-socket/;
+  const ALLOWED = new Set(['lib/framework-internals.mjs', 'lib/server/seam.mjs']);
+
+  it("reaches Next's and Sentry's internals only through lib/framework-internals.mjs and lib/server/seam.mjs", () => {
+    const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((file) => /\.(?:ts|tsx|mjs|js)$/.test(file))
+      .filter((file) => !/(?:^|\/)(?:e2e|bench)\/|\.test\.tsx?$|\.spec\.ts$/.test(file) && !ALLOWED.has(file));
+    const offenders = files.filter((file) => {
+      try {
+        return PRIVATE.test(readFileSync(file, 'utf8'));
+      } catch {
+        return false; // listed by git, removed in the work tree
+      }
+    });
+    expect(offenders).toEqual([]);
+  });
+});

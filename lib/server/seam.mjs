@@ -1,0 +1,80 @@
+// @ts-check
+// The one way server.mjs (plain Node, outside Next's bundles) and the app (inside them) talk.
+// Next bundles this module into each of its server bundles, and server.mjs loads it from disk:
+// each copy is its own module instance, so the state lives in one process-wide slot, owned here
+// and nowhere else. Plain JavaScript with types in JSDoc: server.mjs runs before anything is compiled.
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** Same-origin path the browser posts its envelopes to; server.mjs answers it before Next routes. */
+export const TUNNEL_PATH = '/monitoring';
+
+/**
+ * @typedef {object} TunnelRequest what the tunnel reads of a request: a web Request fits, and so
+ *   does Node's IncomingMessage behind a `headers.get`, unconverted
+ * @property {string} url
+ * @property {{ get(name: string): string | null }} headers
+ * @property {AsyncIterable<Uint8Array> | null} body
+ */
+
+/**
+ * @typedef {object} PagePolicy a response's Content-Security-Policy
+ * @property {string} policy
+ * @property {string} [nonce] made for this request; Next writes it onto every script it renders
+ */
+
+/**
+ * @typedef {object} AppServer what the app's instrumentation hook hands server.mjs at start-up
+ * @property {(request: TunnelRequest) => Promise<Response>} handleTunnel answers POST TUNNEL_PATH
+ * @property {((url: string, method: string, cookie: string | undefined) => PagePolicy) | undefined} policyFor
+ *   each production page's CSP, from the build; undefined under `next dev`
+ * @property {<T>(work: () => T) => T} isolate runs one request's work in its own Sentry scope
+ * @property {(timeoutMs: number) => Promise<void>} shutDown flushes pending events, stops the spool
+ */
+
+/**
+ * @typedef {object} SeamState
+ * @property {AppServer | undefined} app
+ * @property {boolean} isDraining
+ * @property {AsyncLocalStorage<{ clientAddress: string }>} requests
+ */
+
+const SLOT = Symbol.for('app.server-seam');
+const slots = /** @type {{ [SLOT]?: SeamState }} */ (globalThis);
+slots[SLOT] ??= { app: undefined, isDraining: false, requests: new AsyncLocalStorage() };
+const state = slots[SLOT];
+
+/** @param {AppServer} app called once, by the instrumentation hook */
+export function provideAppServer(app) {
+  state.app = app;
+}
+
+/** @returns {AppServer | undefined} undefined until the instrumentation hook has run */
+export function appServer() {
+  return state.app;
+}
+
+/** From the moment shutdown begins: readiness answers 503. */
+export function markDraining() {
+  state.isDraining = true;
+}
+
+export function isDraining() {
+  return state.isDraining;
+}
+
+/**
+ * Runs a request's handling with the address of the socket it came on, which the app reads back
+ * with requestClientAddress() (per-client limits). Never what the client says of itself.
+ * @template T
+ * @param {string} clientAddress
+ * @param {() => T} work
+ * @returns {T}
+ */
+export function runWithClientAddress(clientAddress, work) {
+  return state.requests.run({ clientAddress }, work);
+}
+
+/** @returns {string | undefined} the socket address of the request being handled, under server.mjs */
+export function requestClientAddress() {
+  return state.requests.getStore()?.clientAddress;
+}

@@ -1,0 +1,68 @@
+import 'server-only';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { browserDsn, env } from '@/lib/env';
+import { productionPolicy } from '@/lib/security/content-security-policy';
+import { securityHeaders } from '@/lib/security/headers';
+import { clientAddressOf } from '@/lib/server/client-address';
+import { RateLimiter } from '@/lib/server/rate-limiter';
+import type { TunnelRequest } from '@/lib/server/seam.mjs';
+import { EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
+import { deliverToIngest, forwardEnvelope, ingestUrlMatcher, type TunnelOptions } from '@/lib/tunnel/tunnel';
+
+// Relay accepts events up to 30 days old (`max_secs_in_past`); older ones are not worth sending.
+const MAX_ENVELOPE_AGE_MS = 30 * 24 * 60 * 60 * 1_000;
+const RATE_LIMIT_WINDOW_MS = 60_000;
+
+export type Tunnel = {
+  /** Answers one browser's POST of an envelope. */
+  handle(request: TunnelRequest): Promise<Response>;
+  /** Stops delivering after the envelope in flight; what is still pending stays on disk. */
+  stop(): Promise<void>;
+};
+
+function tunnelOptions(): TunnelOptions {
+  const dsn = browserDsn;
+  return {
+    dsn,
+    maxBodyBytes: env.SENTRY_TUNNEL_MAX_BYTES,
+    upstreamTimeoutMs: env.SENTRY_TUNNEL_TIMEOUT_MS,
+    limiter: new RateLimiter(env.SENTRY_TUNNEL_RATE_LIMIT, RATE_LIMIT_WINDOW_MS),
+    spool:
+      dsn === undefined
+        ? undefined
+        : new EnvelopeSpool({
+            dir: env.SENTRY_TUNNEL_SPOOL_DIR ?? join(tmpdir(), 'sentry-tunnel-spool'),
+            maxBytes: env.SENTRY_TUNNEL_SPOOL_MAX_BYTES,
+            maxAgeMs: MAX_ENVELOPE_AGE_MS,
+            deliver: (body) => deliverToIngest(dsn, body, env.SENTRY_TUNNEL_TIMEOUT_MS),
+          }),
+  };
+}
+
+/**
+ * At start-up (the instrumentation hook, once per process): the tunnel, its spool resuming what an
+ * earlier run kept. server.mjs answers POST /monitoring with it directly, without Next's routing
+ * (docs/reliability.md); under `next dev`, app/monitoring/route.ts does.
+ */
+export function startTunnel(): Tunnel {
+  const options = tunnelOptions();
+  options.spool?.start();
+  const headers = securityHeaders({
+    hstsMaxAgeSeconds: env.HSTS_MAX_AGE_SECONDS,
+    contentSecurityPolicy: productionPolicy({ hashes: [] }),
+  });
+  return {
+    async handle(request) {
+      const response = await forwardEnvelope(request, options, clientAddressOf(request.headers));
+      for (const { key, value } of headers) response.headers.set(key, value);
+      return response;
+    },
+    async stop() {
+      await options.spool?.close();
+    },
+  };
+}
+
+/** True for the tunnel's own requests to ingest. */
+export const isTunnelUpstreamUrl = ingestUrlMatcher(browserDsn);
