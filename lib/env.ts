@@ -1,9 +1,10 @@
 import { z } from 'zod';
+// Relative, not `@/`: next.config.ts imports this module, and its loader knows no path aliases.
+import { publicVariables } from './public-env';
 
 // The one module that reads the server's environment. next.config.ts imports it, so a bad value
 // stops `next build` and `next start` with the variable's name. Browser code cannot afford zod
-// (first-load JS budget): it reads the build-time values through lib/public-env.ts, which this
-// module validates for it.
+// (first-load JS budget): the build-time values are read in lib/public-env.ts, validated here.
 
 const optionalString = z
   .string()
@@ -111,32 +112,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   return result.data;
 }
 
-// Each variable is read by its literal name: Next inlines `process.env.NEXT_PUBLIC_*` at build time
-// only where it is written out, which is what makes those values build-time in the server bundle too.
-export const env = parseEnv({
-  NODE_ENV: process.env.NODE_ENV,
-  NEXT_PUBLIC_SENTRY_DSN: process.env.NEXT_PUBLIC_SENTRY_DSN,
-  SENTRY_DSN: process.env.SENTRY_DSN,
-  NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: process.env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE,
-  NEXT_PUBLIC_SENTRY_SPOTLIGHT: process.env.NEXT_PUBLIC_SENTRY_SPOTLIGHT,
-  SENTRY_SPOTLIGHT: process.env.SENTRY_SPOTLIGHT,
-  SENTRY_ENVIRONMENT: process.env.SENTRY_ENVIRONMENT,
-  SENTRY_RELEASE: process.env.SENTRY_RELEASE,
-  DEPLOYMENT_ID: process.env.DEPLOYMENT_ID,
-  NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: process.env.NEXT_SERVER_ACTIONS_ENCRYPTION_KEY,
-  ENABLE_SENTRY_EXAMPLES: process.env.ENABLE_SENTRY_EXAMPLES,
-  SENTRY_TUNNEL_MAX_BYTES: process.env.SENTRY_TUNNEL_MAX_BYTES,
-  SENTRY_TUNNEL_TIMEOUT_MS: process.env.SENTRY_TUNNEL_TIMEOUT_MS,
-  SENTRY_TUNNEL_RATE_LIMIT: process.env.SENTRY_TUNNEL_RATE_LIMIT,
-  SENTRY_TUNNEL_SPOOL_DIR: process.env.SENTRY_TUNNEL_SPOOL_DIR,
-  SENTRY_TUNNEL_SPOOL_MAX_BYTES: process.env.SENTRY_TUNNEL_SPOOL_MAX_BYTES,
-  TRUST_PROXY: process.env.TRUST_PROXY,
-  HSTS_MAX_AGE_SECONDS: process.env.HSTS_MAX_AGE_SECONDS,
-  NEXT_DIST_DIR: process.env.NEXT_DIST_DIR,
-  SENTRY_AUTH_TOKEN: process.env.SENTRY_AUTH_TOKEN,
-  SENTRY_ORG: process.env.SENTRY_ORG,
-  SENTRY_PROJECT: process.env.SENTRY_PROJECT,
-});
+// The server's variables as they are at run time; the browser's as they were at build time.
+export const env = parseEnv({ ...process.env, ...publicVariables });
 
 /** The DSN the server reports to: the run-time override first, then the build-time one. */
 export const serverDsn = env.SENTRY_DSN ?? env.NEXT_PUBLIC_SENTRY_DSN;

@@ -1,14 +1,28 @@
-// What the browser may know, fixed at build time. Next inlines each `process.env.NEXT_PUBLIC_*`
-// written out here; lib/env.ts validates the same variables when next.config.ts loads, so these
-// reads stay free of zod. NEXT_PUBLIC_SENTRY_RELEASE and NEXT_PUBLIC_SENTRY_ENVIRONMENT are derived
-// by next.config.ts, not set by hand.
+// What the browser may know, fixed at build time: the one place the `NEXT_PUBLIC_*` variables are
+// read. Next inlines each `process.env.NEXT_PUBLIC_*` only where it is written out by name, here.
+// No zod (first-load JS budget): lib/env.ts validates the same values, read from here, when
+// next.config.ts loads, so a bad one stops the build. NEXT_PUBLIC_SENTRY_RELEASE and
+// NEXT_PUBLIC_SENTRY_ENVIRONMENT are derived by next.config.ts, not set by hand.
+
+/** A value as lib/env.ts reads it: trimmed, and blank is unset. */
+function setting(value: string | undefined): string | undefined {
+  return value?.trim() || undefined;
+}
+
+/** The build-time variables, by name, for lib/env.ts to validate. */
+export const publicVariables = {
+  NEXT_PUBLIC_SENTRY_DSN: setting(process.env.NEXT_PUBLIC_SENTRY_DSN),
+  NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: setting(process.env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE),
+  NEXT_PUBLIC_SENTRY_SPOTLIGHT: setting(process.env.NEXT_PUBLIC_SENTRY_SPOTLIGHT),
+};
+
 export const publicEnv = {
-  sentryDsn: process.env.NEXT_PUBLIC_SENTRY_DSN || undefined,
-  tracesSampleRate: Number(process.env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE || 0),
-  spotlightUrl: process.env.NEXT_PUBLIC_SENTRY_SPOTLIGHT || undefined,
-  environment: process.env.NEXT_PUBLIC_SENTRY_ENVIRONMENT || undefined,
-  release: process.env.NEXT_PUBLIC_SENTRY_RELEASE || undefined,
+  sentryDsn: publicVariables.NEXT_PUBLIC_SENTRY_DSN,
+  tracesSampleRate: Number(publicVariables.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE ?? 0),
+  spotlightUrl: publicVariables.NEXT_PUBLIC_SENTRY_SPOTLIGHT,
+  environment: setting(process.env.NEXT_PUBLIC_SENTRY_ENVIRONMENT),
+  release: setting(process.env.NEXT_PUBLIC_SENTRY_RELEASE),
   // Set by Next from `deploymentId` in next.config.ts (our DEPLOYMENT_ID).
-  deploymentId: process.env.NEXT_DEPLOYMENT_ID || undefined,
+  deploymentId: setting(process.env.NEXT_DEPLOYMENT_ID),
   isDevelopment: process.env.NODE_ENV === 'development',
 };
