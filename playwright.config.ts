@@ -37,7 +37,7 @@ export default defineConfig({
   },
   webServer: [
     {
-      command: `node e2e/support/envelope-sink.mjs ${SINK_PORT}`,
+      command: `node scripts/envelope-sink.mjs ${SINK_PORT}`,
       url: `${SINK_URL}/health`,
       reuseExistingServer: !isCI,
       timeout: 10_000,

@@ -14,7 +14,7 @@ export default defineConfig({
   use: { ...base.use, baseURL: `http://127.0.0.1:${NGINX_PORT}` },
   webServer: [
     {
-      command: `node e2e/support/envelope-sink.mjs ${SINK_PORT}`,
+      command: `node scripts/envelope-sink.mjs ${SINK_PORT}`,
       url: `${SINK_URL}/health`,
       reuseExistingServer: process.env.CI !== 'true',
       timeout: 10_000,

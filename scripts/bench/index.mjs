@@ -267,7 +267,7 @@ try {
     build(targets.traced, { clean: true });
   }
 
-  startProcess('node', ['e2e/support/envelope-sink.mjs', String(SINK_PORT)]);
+  startProcess('node', ['scripts/envelope-sink.mjs', String(SINK_PORT)]);
   // Started now, measured minutes later: it is long up by then.
   startProcess('node', ['scripts/bench/minimal-forwarder.mjs', String(FORWARDER_PORT), `${SINK}/api/1/envelope/`]);
   await waitForUrl(`${SINK}/health`);

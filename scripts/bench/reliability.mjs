@@ -139,7 +139,7 @@ try {
   }
 
   const spoolDir = join(tmpdir(), `bench-spool-${process.pid}`);
-  startProcess('node', ['e2e/support/envelope-sink.mjs', String(SINK_PORT)]);
+  startProcess('node', ['scripts/envelope-sink.mjs', String(SINK_PORT)]);
   startProcess('node', ['scripts/bench/minimal-forwarder.mjs', String(FORWARDER_PORT), `${SINK}/api/1/envelope/`]);
   const app = startProcess('node', [`--inspect=127.0.0.1:${INSPECTOR_PORT}`, 'scripts/start.mjs'], {
     NEXT_TELEMETRY_DISABLED: '1',
