@@ -4,9 +4,12 @@
 // next.config.ts loads, so a bad one stops the build. NEXT_PUBLIC_SENTRY_RELEASE and
 // NEXT_PUBLIC_SENTRY_ENVIRONMENT are derived by next.config.ts, not set by hand.
 
-/** A value as lib/env.ts reads it: trimmed, and blank is unset. */
-function setting(value: string | undefined): string | undefined {
-  return value?.trim() || undefined;
+/**
+ * A value as lib/env.ts reads it: trimmed, and blank is unset. Next may inline a variable it sets
+ * itself as `false` when there is none (NEXT_DEPLOYMENT_ID under `next dev`).
+ */
+function setting(value: string | boolean | undefined): string | undefined {
+  return typeof value === 'string' ? value.trim() || undefined : undefined;
 }
 
 /** The build-time variables, by name, for lib/env.ts to validate. */
