@@ -11,7 +11,8 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import next from 'next';
 import { BUILD_CONFIG_FILE, buildConfigFrom, STANDALONE_CONFIG_VARIABLE } from './lib/framework-internals.mjs';
-import { appServer, markDraining, runWithClientAddress, TUNNEL_PATH } from './lib/server/seam.mjs';
+import { appServer, markDraining, runWithClientAddress } from './lib/server/seam.mjs';
+import { TUNNEL_PATH } from './lib/tunnel/tunnel-path.mjs';
 
 /** @typedef {import('./lib/server/seam.mjs').AppServer} AppServer */
 

@@ -1,4 +1,5 @@
 import type { ReportingStatus } from '@/lib/observability/reporting-status';
+import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path.mjs';
 
 export type StatusFactsProps = {
   renderedAt: string;
@@ -23,7 +24,7 @@ export function StatusFacts({ renderedAt, status }: StatusFactsProps) {
       <dt>Error reporting</dt>
       <dd data-testid="reporting">{status.isReportingOn ? 'on' : 'off'}</dd>
       <dt>Browser reports</dt>
-      <dd data-testid="tunnel">{status.isTunnelOn ? 'through the /monitoring tunnel' : 'not sent'}</dd>
+      <dd data-testid="tunnel">{status.isTunnelOn ? `through the ${TUNNEL_PATH} tunnel` : 'not sent'}</dd>
       <dt>Traces sampled</dt>
       <dd>{`${Math.round(status.tracesSampleRate * 100)} %`}</dd>
     </dl>

@@ -1,3 +1,6 @@
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type AppProcess, runAppUntilExit, startApp } from './support/app-process';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
@@ -96,6 +99,28 @@ test('a server started with an invalid environment variable exits 1 and names th
   const { code, output } = await runAppUntilExit(3106, { SENTRY_TUNNEL_RATE_LIMIT: 'lots' });
   expect(code).toBe(1);
   expect(output).toContain('SENTRY_TUNNEL_RATE_LIMIT');
+});
+
+test('a build whose prerender manifest Next shaped otherwise is refused at start-up, naming the field', async () => {
+  // A copy of the production build, its manifest as a later Next might write it.
+  const copy = await mkdtemp(join(tmpdir(), 'shell-e2e-reshaped-'));
+  try {
+    await cp(join('.next', 'standalone'), copy, { recursive: true });
+    const manifestPath = join(copy, '.next', 'prerender-manifest.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { routes: Record<string, object> };
+    for (const [route, entry] of Object.entries(manifest.routes)) {
+      const { response, ...rest } = entry as { response?: string };
+      manifest.routes[route] = { ...rest, renderingMode: response === 'complete' ? 'STATIC' : 'PARTIAL' };
+    }
+    await writeFile(manifestPath, JSON.stringify(manifest));
+
+    const { code, output } = await runAppUntilExit(3108, {}, copy);
+    expect(code).toBe(1);
+    expect(output).toMatch(/prerender-manifest\.json: routes\["[^"]+"\]\.response is undefined/);
+    expect(output).toContain('as read from Next.js 16.4.6');
+  } finally {
+    await rm(copy, { recursive: true, force: true });
+  }
 });
 
 test('a server started on a port already in use exits 1 and says so', async () => {

@@ -10,9 +10,13 @@ export type AppProcess = {
   output(): string;
 };
 
-/** `npm start` of the production build on APP_URL, on `port`, with its own spool, its output kept. */
-function spawnApp(port: number, spoolName: string, env: Record<string, string>) {
-  const child: ChildProcess = spawn('node', ['scripts/start.mjs'], {
+/**
+ * `npm start` of the production build on APP_URL, on `port`, with its own spool, its output kept;
+ * or `node server.mjs` in `standaloneDir`, a copy of that build.
+ */
+function spawnApp(port: number, spoolName: string, env: Record<string, string>, standaloneDir?: string) {
+  const child: ChildProcess = spawn('node', [standaloneDir ? 'server.mjs' : 'scripts/start.mjs'], {
+    cwd: standaloneDir,
     env: { ...process.env, ...appRunEnv(spoolName), PORT: String(port), HOSTNAME: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -63,12 +67,13 @@ export async function removeSpool(spoolName: string): Promise<void> {
   await rm(appRunEnv(spoolName).SENTRY_TUNNEL_SPOOL_DIR ?? '', { recursive: true, force: true });
 }
 
-/** Starts the production build with `env` and waits for it to exit by itself. */
+/** Starts the production build (or a copy of it, in `standaloneDir`) with `env` and waits for it to exit by itself. */
 export async function runAppUntilExit(
   port: number,
   env: Record<string, string>,
+  standaloneDir?: string,
 ): Promise<{ code: number | null; output: string }> {
-  const { child, exited, output } = spawnApp(port, 'exit', env);
+  const { child, exited, output } = spawnApp(port, 'exit', env, standaloneDir);
   const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
   const code = await exited;
   clearTimeout(timer);

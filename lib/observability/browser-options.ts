@@ -5,9 +5,7 @@ import {
   spotlightBrowserIntegration,
 } from '@sentry/nextjs';
 import { isReportingEnabled, type ReportingSettings, sharedSentryOptions } from '@/lib/observability/sentry-options';
-
-/** Same-origin path the browser posts its envelopes to; app/monitoring/route.ts forwards them. */
-export const TUNNEL_PATH = '/monitoring';
+import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path.mjs';
 
 /**
  * Options for the browser init, or undefined when there is nowhere to report to. `notFoundPaths`:

@@ -5,9 +5,6 @@
 // and nowhere else. Plain JavaScript with types in JSDoc: server.mjs runs before anything is compiled.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-/** Same-origin path the browser posts its envelopes to; server.mjs answers it before Next routes. */
-export const TUNNEL_PATH = '/monitoring';
-
 /**
  * @typedef {object} TunnelRequest what the tunnel reads of a request: a web Request fits, and so
  *   does Node's IncomingMessage behind a `headers.get`, unconverted
@@ -24,7 +21,7 @@ export const TUNNEL_PATH = '/monitoring';
 
 /**
  * @typedef {object} AppServer what the app's instrumentation hook hands server.mjs at start-up
- * @property {(request: TunnelRequest) => Promise<Response>} handleTunnel answers POST TUNNEL_PATH
+ * @property {(request: TunnelRequest) => Promise<Response>} handleTunnel answers the browser's POST of an envelope (lib/tunnel/tunnel-path.mjs)
  * @property {((url: string, method: string, cookie: string | undefined) => PagePolicy) | undefined} policyFor
  *   each production page's CSP, from the build; undefined under `next dev`
  * @property {<T>(work: () => T) => T} isolate runs one request's work in its own Sentry scope

@@ -42,7 +42,7 @@ function tunnelOptions(): TunnelOptions {
 
 /**
  * At start-up (the instrumentation hook, once per process): the tunnel, its spool resuming what an
- * earlier run kept. server.mjs answers POST /monitoring with it directly, without Next's routing
+ * earlier run kept. server.mjs answers POST TUNNEL_PATH with it directly, without Next's routing
  * (docs/reliability.md); under `next dev`, app/monitoring/route.ts does.
  */
 export function startTunnel(): Tunnel {
