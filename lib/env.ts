@@ -113,7 +113,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 }
 
 // The server's variables as they are at run time; the browser's as they were at build time.
-export const env = parseEnv({ ...process.env, ...publicVariables });
+// NODE_ENV by name too: Next fixes it at build, as the mode the build was made for.
+export const env = parseEnv({ ...process.env, NODE_ENV: process.env.NODE_ENV, ...publicVariables });
 
 /** The DSN the server reports to: the run-time override first, then the build-time one. */
 export const serverDsn = env.SENTRY_DSN ?? env.NEXT_PUBLIC_SENTRY_DSN;
