@@ -1,4 +1,5 @@
 import 'server-only';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { browserDsn, env } from '@/lib/env';
@@ -21,6 +22,14 @@ export type Tunnel = {
   stop(): Promise<void>;
 };
 
+/**
+ * One folder per DSN under the system's temporary folder: apps on one machine (or one app after a
+ * key rotation) never meet each other's envelopes there.
+ */
+function defaultSpoolDir(dsn: string): string {
+  return join(tmpdir(), `sentry-tunnel-spool-${createHash('sha256').update(dsn).digest('hex').slice(0, 16)}`);
+}
+
 function tunnelOptions(): TunnelOptions {
   const dsn = browserDsn;
   return {
@@ -32,7 +41,7 @@ function tunnelOptions(): TunnelOptions {
       dsn === undefined
         ? undefined
         : new EnvelopeSpool({
-            dir: env.SENTRY_TUNNEL_SPOOL_DIR ?? join(tmpdir(), 'sentry-tunnel-spool'),
+            dir: env.SENTRY_TUNNEL_SPOOL_DIR ?? defaultSpoolDir(dsn),
             maxBytes: env.SENTRY_TUNNEL_SPOOL_MAX_BYTES,
             maxAgeMs: MAX_ENVELOPE_AGE_MS,
             deliver: (body) => deliverToIngest(dsn, body, env.SENTRY_TUNNEL_TIMEOUT_MS),

@@ -3,19 +3,10 @@ import { type DsnComponents, getEnvelopeEndpointWithUrlEncodedAuth, makeDsn, par
 import { mediaTypeOf } from '@/lib/server/media-type';
 import type { RateLimiter } from '@/lib/server/rate-limiter';
 import { BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
+import type { TunnelRequest } from '@/lib/server/seam.mjs';
 import { textResponse } from '@/lib/server/text-response';
 import type { DeliveryResult, EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
 import { type IngestFailure, type IngestResponse, postToIngest } from '@/lib/tunnel/ingest-client';
-
-/**
- * What the tunnel reads of a request. A web Request fits, and so does Node's request in
- * server.mjs, unconverted: turning it into a web stream and Request cost throughput (docs/reliability.md).
- */
-export type TunnelRequest = {
-  url: string;
-  headers: { get(name: string): string | null };
-  body: AsyncIterable<Uint8Array> | null;
-};
 
 export type TunnelOptions = {
   /** The only DSN whose envelopes are forwarded; undefined turns the tunnel off. */
@@ -106,8 +97,8 @@ function isIngestDown(answer: IngestAnswer): boolean {
 /** How the spool should treat one delivery attempt. */
 export async function deliverToIngest(ownDsn: string, body: Uint8Array, timeoutMs: number): Promise<DeliveryResult> {
   const dsn = makeDsn(ownDsn);
-  // A spool folder can outlive the build that filled it (the default one is shared by every run
-  // on the machine): what was taken for another project never goes to this one.
+  // A spool folder can outlive the build that filled it, or be shared by mistake: what was taken
+  // for another project (or an older key) never goes to this one. It is dropped and counted.
   if (dsn === undefined || refusalOf(body, dsn) !== undefined) {
     return { outcome: 'rejected' };
   }
