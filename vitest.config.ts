@@ -12,7 +12,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['{app,components,lib}/**/*.test.{ts,tsx}'],
+    include: ['{app,components,lib,scripts}/**/*.test.{ts,tsx}'],
     environment: 'node',
     globals: true,
     restoreMocks: true,

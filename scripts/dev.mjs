@@ -3,17 +3,21 @@
 // NEXT_PUBLIC_SENTRY_SPOTLIGHT, so every captured error shows up there with no DSN or account.
 // Arguments go to `next dev` (`npm run dev -- --port 3001`); SPOTLIGHT_PORT moves the sidecar.
 import { spawn } from 'node:child_process';
-import { delimiter, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
 
 const spotlightPort = process.env.SPOTLIGHT_PORT || '8969';
 const binaries = resolve('node_modules', '.bin');
+// Spotlight's CLI as its package.json names it (node_modules/.bin holds a shell shim on Windows).
+const spotlightPackage = resolve('node_modules', '@spotlightjs', 'spotlight', 'package.json');
+const spotlightCli = join(dirname(spotlightPackage), JSON.parse(readFileSync(spotlightPackage, 'utf8')).bin.spotlight);
 const child = spawn(
   process.execPath,
   [
     // Spotlight's process only: its own telemetry would otherwise go to Sentry's servers.
     '--import',
     new URL('./loopback-only.mjs', import.meta.url).href,
-    resolve(binaries, 'spotlight'),
+    spotlightCli,
     'run',
     '--port',
     spotlightPort,
