@@ -7,7 +7,7 @@
 // HOSTNAME are read here as `next start` reads them, and the drain delay beside. It talks to the app
 // only through lib/server/seam.mjs, and knows Next's internals only through lib/framework-internals.mjs.
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, get } from 'node:http';
 import { join } from 'node:path';
 import next from 'next';
 import { BUILD_CONFIG_FILE, buildConfigFrom, STANDALONE_CONFIG_VARIABLE } from './lib/framework-internals.mjs';
@@ -57,22 +57,40 @@ await nextApp.prepare();
 const handle = nextApp.getRequestHandler();
 
 /**
- * Next runs the instrumentation hook (Sentry, the tunnel, each page's policy) when it handles its
- * first request. One request over loopback, before the real listener opens, makes sure the first
- * visitor's request finds all of it; its answer also shows that Next took our config (the security
- * headers come from next.config.ts alone).
- * @returns {Promise<AppServer>}
+ * One GET over loopback, answered with its status and whether it carries our security headers.
+ * @param {number} loopbackPort
+ * @param {string} path
+ * @returns {Promise<{ status: number | undefined, hasOurHeaders: boolean }>}
+ */
+function getOverLoopback(loopbackPort, path) {
+  return new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port: loopbackPort, path }, (answer) => {
+      answer.resume();
+      answer.on('end', () =>
+        resolve({ status: answer.statusCode, hasOurHeaders: answer.headers['x-content-type-options'] === 'nosniff' }),
+      );
+    }).on('error', reject);
+  });
+}
+
+/**
+ * Next starts the instrumentation hook (Sentry, the tunnel, each page's policy) as it sets up its
+ * server, and waits for it before it handles a first request. One request over loopback, before the
+ * real listener opens, makes sure the first visitor's request finds all of it in place; its answer
+ * also shows that Next took our config (the security headers come from next.config.ts alone).
+ * @returns {Promise<{ app: AppServer, policyFor: NonNullable<AppServer['policyFor']> }>}
  */
 async function warmUp() {
   const loopback = createServer((request, response) => void handle(request, response));
   await new Promise((resolve) => loopback.listen(0, '127.0.0.1', () => resolve(undefined)));
   const address = loopback.address();
   try {
-    const answer = await fetch(`http://127.0.0.1:${typeof address === 'object' ? address?.port : ''}/api/health`);
-    if (answer.status !== 200 || answer.headers.get('x-content-type-options') !== 'nosniff') {
-      refuseToStart(
-        `Next did not serve this build's config (/api/health answered ${answer.status} without our headers).`,
-      );
+    const { status, hasOurHeaders } = await getOverLoopback(
+      typeof address === 'object' ? (address?.port ?? 0) : 0,
+      '/api/health',
+    );
+    if (status !== 200 || !hasOurHeaders) {
+      refuseToStart(`Next did not serve this build's config (/api/health answered ${status} without our headers).`);
     }
   } finally {
     loopback.closeAllConnections();
@@ -86,11 +104,10 @@ async function warmUp() {
   if (app.policyFor === undefined) {
     return refuseToStart('No Content-Security-Policy was set up by the instrumentation hook; not serving without one.');
   }
-  return app;
+  return { app, policyFor: app.policyFor };
 }
 
-const app = await warmUp();
-const policyFor = app.policyFor ?? refuseToStart('unreachable');
+const { app, policyFor } = await warmUp();
 
 /**
  * The tunnel, given Node's request as it is: turning it into a web Request cost throughput

@@ -1,6 +1,6 @@
 // `npm run build`: `next build` with `output: 'standalone'`, then the standalone folder made
 // complete. Next leaves out the static files (meant for a CDN) and knows nothing of server.mjs and
-// the modules it imports.
+// the modules it imports (plain JavaScript, copied as they are).
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -15,7 +15,17 @@ if (build.status !== 0) process.exit(build.status ?? 1);
 
 cpSync(join(distDir, 'static'), join(standaloneDir, distDir, 'static'), { recursive: true });
 if (existsSync('public')) cpSync('public', join(standaloneDir, 'public'), { recursive: true });
-for (const file of ['server.mjs', 'lib/framework-internals.mjs', 'lib/server/seam.mjs', 'lib/tunnel/tunnel-path.mjs']) {
+/** `entry` and the modules it imports by relative path, and theirs. */
+function withRelativeImports(entry, found = new Set()) {
+  if (found.has(entry)) return found;
+  found.add(entry);
+  for (const [, specifier] of readFileSync(entry, 'utf8').matchAll(/^import [^'"]*['"](\.{1,2}\/[^'"]+)['"]/gm)) {
+    withRelativeImports(join(dirname(entry), specifier), found);
+  }
+  return found;
+}
+
+for (const file of withRelativeImports('server.mjs')) {
   mkdirSync(dirname(join(standaloneDir, file)), { recursive: true });
   cpSync(file, join(standaloneDir, file));
 }

@@ -17,6 +17,8 @@ function withTimeout(work: Promise<unknown>, timeoutMs: number): Promise<unknown
  * next.config.ts instead.
  */
 export function startAppServer(): void {
+  // The policy first: it may refuse the build, before the spool starts delivering anything.
+  const policyFor = isProduction ? startContentSecurityPolicy(env.NEXT_DIST_DIR) : undefined;
   const tunnel = startTunnel();
   provideAppServer({
     handleTunnel: async (request) => {
@@ -27,7 +29,7 @@ export function startAppServer(): void {
         return textResponse(500, 'The tunnel failed');
       }
     },
-    policyFor: isProduction ? startContentSecurityPolicy(env.NEXT_DIST_DIR) : undefined,
+    policyFor,
     isolate: (work) => withIsolationScope(() => work()),
     shutDown: async (timeoutMs) => {
       await withTimeout(Promise.all([flush(timeoutMs), tunnel.stop()]), timeoutMs);
