@@ -1,5 +1,7 @@
+import { request as httpRequest } from 'node:http';
 import type { Page } from '@playwright/test';
 import { expect, test } from './support/fixtures';
+import { APP_URL } from './support/servers';
 
 /** Records every CSP violation the page sees, from before its first script runs. */
 async function watchViolations(page: Page): Promise<string[]> {
@@ -116,4 +118,37 @@ test('the report endpoint answers what is not a report with a 4xx and a reason',
   });
   expect(malformed.status()).toBe(400);
   expect(await malformed.text()).toBe('Not a CSP violation report');
+});
+
+/** POSTs a CSP report from the loopback address `from`; resolves with the status. */
+function postReportFrom(from: string): Promise<number> {
+  // A report about another site's page: taken (204), never sent on, so the sink stays quiet.
+  const body = JSON.stringify({
+    'csp-report': {
+      'document-uri': 'https://elsewhere.example/',
+      'effective-directive': 'script-src-elem',
+      'blocked-uri': 'inline',
+    },
+  });
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${APP_URL.replace('localhost', '127.0.0.1')}/api/csp-report`,
+      { method: 'POST', localAddress: from, headers: { 'content-type': 'application/csp-report' } },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+test("each client's report allowance keys on its own socket address, through Next's routing", async () => {
+  const statuses: number[] = [];
+  for (let report = 0; report <= 30; report++) statuses.push(await postReportFrom('127.0.0.2'));
+  expect(statuses.slice(0, 30).every((status) => status === 204)).toBe(true);
+  expect(statuses.at(-1)).toBe(429);
+  // Another address has its own allowance: the route saw the socket's address, not one shared key.
+  expect(await postReportFrom('127.0.0.3')).toBe(204);
 });

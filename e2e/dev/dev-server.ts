@@ -47,38 +47,36 @@ export async function startDevServer(): Promise<DevServer> {
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-
-  const signalGroup = (signal: NodeJS.Signals): boolean => {
+  const signalGroup = (signal: NodeJS.Signals | 0): boolean => {
     try {
       process.kill(-(child.pid ?? 0), signal);
       return true;
     } catch {
-      return false; // the whole group has ended
+      return false; // every process of the group has ended
     }
   };
+  // Until every process of the group has ended, not only npm: next dev's would hold the port.
   const stop = async () => {
     if (child.pid === undefined || !signalGroup('SIGTERM')) return;
     const timer = setTimeout(() => signalGroup('SIGKILL'), 10_000);
-    await exited;
+    await expect
+      .poll(() => signalGroup(0), { timeout: 15_000, message: 'waiting for npm run dev to stop' })
+      .toBe(false);
     clearTimeout(timer);
   };
 
-  try {
-    await expect
-      .poll(
-        async () =>
-          child.exitCode === null ? (await fetch(`${DEV_URL}/about`).catch(() => undefined))?.status : 'exited',
-        {
-          timeout: 120_000,
-          intervals: [250],
-          message: 'waiting for `npm run dev`',
-        },
-      )
-      .toBe(200);
-  } catch (error) {
-    await stop();
-    throw new Error(`npm run dev did not serve ${DEV_URL}/about:\n${output}`, { cause: error });
+  const deadline = Date.now() + 120_000;
+  let status: number | undefined;
+  while (status !== 200) {
+    // An early exit (the crash a fresh clone once met) fails at once, with what it printed.
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(
+        `npm run dev did not serve ${DEV_URL}/about (${child.exitCode === null ? 'timed out' : `exited ${child.exitCode}`}):\n${output}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    status = (await fetch(`${DEV_URL}/about`).catch(() => undefined))?.status;
   }
   return { output: () => output, stop };
 }

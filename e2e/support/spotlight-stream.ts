@@ -49,7 +49,12 @@ export class SpotlightStream {
       .filter((line) => line.startsWith('data:'))
       .map((line) => line.slice('data:'.length).trimStart())
       .join('\n');
-    if (data !== '') this.envelopes.push(JSON.parse(data) as StreamedEnvelope);
+    if (data === '') return;
+    try {
+      this.envelopes.push(JSON.parse(data) as StreamedEnvelope);
+    } catch {
+      // Not an envelope (a keep-alive comment, a partial write): the stream goes on.
+    }
   }
 
   /** Every error event relayed so far. */
