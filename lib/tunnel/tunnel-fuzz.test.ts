@@ -59,14 +59,20 @@ function mutate(next: () => number, base: Uint8Array): Uint8Array<ArrayBuffer> {
   const foreign = new TextEncoder().encode('https://k@evil.example/9');
   const mutations = 1 + Math.floor(next() * 4);
   for (let index = 0; index < mutations; index++) {
-    const kind = Math.floor(next() * 7);
+    const kind = Math.floor(next() * 9);
     if (kind === 0) bytes[pick()] = Math.floor(next() * 256);
     else if (kind === 1) bytes.splice(pick(), Math.floor(next() * 20));
     else if (kind === 2) bytes.splice(pick(), 0, 10);
     else if (kind === 3) bytes.splice(pick(), 0, ...bytes.slice(0, Math.floor(next() * 80)));
     else if (kind === 4) bytes.splice(pick(), 0, ...foreign);
     else if (kind === 5) bytes.length = pick();
-    else bytes.splice(pick(), 0, ...new TextEncoder().encode('{"dsn":"https://k@evil.example/9"}\n'));
+    else if (kind === 6) bytes.splice(pick(), 0, ...new TextEncoder().encode('{"dsn":"https://k@evil.example/9"}\n'));
+    // A key twice: after an object's opening brace, a foreign DSN or another item type first.
+    else {
+      const at = bytes.indexOf(0x7b, pick());
+      const key = kind === 7 ? '"dsn":"https://k@evil.example/9",' : '"type":"attachment",';
+      if (at !== -1) bytes.splice(at + 1, 0, ...new TextEncoder().encode(key));
+    }
   }
   return Uint8Array.from(bytes);
 }
@@ -96,6 +102,9 @@ it(`answers ${CASES} hostile bodies with documented statuses and forwards only o
       own && [own.host, own.port, own.projectId, own.publicKey],
     );
     expect(items.every(([itemHeader]) => !('dsn' in itemHeader))).toBe(true);
+    // Read as a first-key-wins parser would, the header names our DSN too: it names one.
+    const headerLine = body.subarray(0, body.indexOf(10)).toString();
+    expect(headerLine.match(/"dsn"|"\\u0064sn"/g)).toHaveLength(1);
   }
   // The mix must exercise every branch, or the test proves less than it says.
   expect([...statuses.keys()].sort()).toEqual([200, 400, 403]);

@@ -136,6 +136,35 @@ describe('the tunnel', () => {
   });
 
   it.each([
+    [
+      'the DSN twice, ours last',
+      (own: string) => `{"dsn":"https://k@evil.example/9","dsn":"${own}"}\n{"type":"event"}\n{}`,
+    ],
+    [
+      'the DSN twice, one key escaped',
+      (own: string) => `{"\\u0064sn":"https://k@evil.example/9","dsn":"${own}"}\n{"type":"event"}\n{}`,
+    ],
+    ['a nested key twice', (own: string) => `{"dsn":"${own}","sdk":{"name":"a","name":"b"}}\n{"type":"event"}\n{}`],
+    ['an item header with a key twice', (own: string) => `{"dsn":"${own}"}\n{"type":"attachment","type":"event"}\n{}`],
+  ])('refuses an envelope whose headers name a key twice (%s) with 400, forwarding nothing', async (_, body) => {
+    const response = await forwardEnvelope(post(body(ownDsn)), options);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toBe('Envelope headers name a key twice');
+    expect(received).toEqual([]);
+  });
+
+  it('refuses a DSN that is not a string with 403', async () => {
+    const response = await forwardEnvelope(post(`{"dsn":["${ownDsn}"]}\n{"type":"event"}\n{}`), options);
+    expect(response.status).toBe(403);
+    expect(received).toEqual([]);
+  });
+
+  it('forwards an item whose payload, not its header, repeats a key', async () => {
+    const body = `{"dsn":"${ownDsn}"}\n{"type":"event","length":17}\n{"a":1,"a":2,"b"}`;
+    expect((await forwardEnvelope(post(body), options)).status).toBe(200);
+  });
+
+  it.each([
     ['a compressed body', { 'content-encoding': 'gzip' }],
     ['a form post', { 'content-type': 'application/x-www-form-urlencoded' }],
     ['JSON', { 'content-type': 'application/json' }],

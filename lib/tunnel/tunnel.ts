@@ -5,6 +5,7 @@ import type { RateLimiter } from '@/lib/server/rate-limiter';
 import { BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
 import type { TunnelRequest } from '@/lib/server/seam.mjs';
 import { textResponse } from '@/lib/server/text-response';
+import { envelopeHeaderLines, hasDuplicateKeys } from '@/lib/tunnel/envelope-headers';
 import type { DeliveryResult, EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
 import { type IngestFailure, type IngestResponse, postToIngest } from '@/lib/tunnel/ingest-client';
 
@@ -53,6 +54,11 @@ function refusalOf(body: Uint8Array, ownDsn: DsnComponents): { status: 400 | 403
   }
   if (typeof header !== 'object' || header === null || Array.isArray(header) || !('dsn' in header)) {
     return { status: 400, reason: 'Envelope header names no DSN' };
+  }
+  // What the check reads must be what every later reader reads.
+  const headerLines = envelopeHeaderLines(body);
+  if (headerLines === undefined || headerLines.some(hasDuplicateKeys)) {
+    return { status: 400, reason: 'Envelope headers name a key twice' };
   }
   const dsn = typeof header.dsn === 'string' ? makeDsn(header.dsn) : undefined;
   if (dsn === undefined || !isSameProject(dsn, ownDsn)) {

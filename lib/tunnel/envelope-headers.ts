@@ -1,0 +1,70 @@
+const NEWLINE = 0x0a;
+const decoder = new TextDecoder();
+
+/**
+ * The envelope's header line and each item's header line, as raw text, walking items as the
+ * envelope format defines them (a payload is `length` bytes when its header says so, else a line).
+ * Undefined when an item header is not JSON: such a body is refused anyway.
+ */
+export function envelopeHeaderLines(body: Uint8Array): string[] | undefined {
+  const lineFrom = (start: number): [string, number] => {
+    const end = body.indexOf(NEWLINE, start);
+    const stop = end === -1 ? body.length : end;
+    return [decoder.decode(body.subarray(start, stop)), stop + 1];
+  };
+  const [header, afterHeader] = lineFrom(0);
+  const lines = [header];
+  let offset = afterHeader;
+  while (offset < body.length) {
+    const [itemHeader, payloadStart] = lineFrom(offset);
+    if (itemHeader.trim() === '') {
+      offset = payloadStart;
+      continue;
+    }
+    lines.push(itemHeader);
+    let length: unknown;
+    try {
+      length = (JSON.parse(itemHeader) as { length?: unknown }).length;
+    } catch {
+      return undefined;
+    }
+    offset = typeof length === 'number' ? payloadStart + length + 1 : lineFrom(payloadStart)[1];
+  }
+  return lines;
+}
+
+/**
+ * Whether a JSON text names one key twice in one object, at any depth. `JSON.parse` keeps the last
+ * value and other parsers (Relay's, a proxy's) may keep the first, so such a header could be read
+ * two ways. Keys are compared decoded (`"dsn"` and `"\u0064sn"` are one key). Expects valid JSON.
+ */
+export function hasDuplicateKeys(json: string): boolean {
+  // One entry per open container: the keys seen so far, or null for an array.
+  const open: (Set<string> | null)[] = [];
+  let isKeyNext = false;
+  for (let index = 0; index < json.length; index++) {
+    const char = json[index];
+    if (char === '"') {
+      let end = index + 1;
+      while (end < json.length && json[end] !== '"') end += json[end] === '\\' ? 2 : 1;
+      const keys = open.at(-1);
+      if (isKeyNext && keys) {
+        const key = JSON.parse(json.slice(index, end + 1)) as string;
+        if (keys.has(key)) return true;
+        keys.add(key);
+        isKeyNext = false;
+      }
+      index = end;
+    } else if (char === '{') {
+      open.push(new Set());
+      isKeyNext = true;
+    } else if (char === '[') {
+      open.push(null);
+    } else if (char === '}' || char === ']') {
+      open.pop();
+    } else if (char === ',') {
+      isKeyNext = open.at(-1) instanceof Set;
+    }
+  }
+  return false;
+}
