@@ -1,8 +1,9 @@
 // @ts-check
 // `npm start`: Next's production server, with a shutdown that loses nothing. On SIGTERM or SIGINT
 // it answers 503 on /api/ready for SHUTDOWN_DRAIN_DELAY_MS, then stops accepting connections, lets
-// requests in flight finish, flushes pending Sentry events and stops the tunnel's spool, then exits
-// 0, all within SHUTDOWN_TIMEOUT_MS after the delay. (`next start` exits 143 without flushing.)
+// requests in flight finish (closing what is still open after DRAIN_TIMEOUT_MS), flushes pending
+// Sentry events and stops the tunnel's spool, then exits 0 (1 only when events could not be
+// flushed), all within SHUTDOWN_TIMEOUT_MS after the delay. (`next start` exits 143 without flushing.)
 // Plain JavaScript because it runs before anything is compiled (type-checked all the same); PORT and
 // HOSTNAME are read here as `next start` reads them, and the drain delay beside. It talks to the app
 // only through lib/server/seam.mjs, and knows Next's internals only through lib/framework-internals.mjs.
@@ -18,8 +19,11 @@ import { TUNNEL_PATH } from './lib/tunnel/tunnel-path.mjs';
 
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOSTNAME ?? '0.0.0.0';
-const SHUTDOWN_TIMEOUT_MS = 10_000;
+// After SIGTERM and the drain delay: up to DRAIN_TIMEOUT_MS for requests in flight, then up to
+// FLUSH_TIMEOUT_MS to send pending events; SHUTDOWN_TIMEOUT_MS bounds both, whatever happens.
+const DRAIN_TIMEOUT_MS = 5_000;
 const FLUSH_TIMEOUT_MS = 2_000;
+const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 // How long after SIGTERM the server goes on serving while /api/ready answers 503, so a load
 // balancer that polls readiness stops routing here before the listener closes. 0: close at once.
@@ -146,24 +150,32 @@ function setContentSecurityPolicy(request, response) {
 }
 
 let isShuttingDown = false;
-const server = createServer((request, response) =>
-  runWithClientAddress(request.socket.remoteAddress ?? 'unknown', () => {
-    if (isShuttingDown) {
-      response.setHeader('connection', 'close');
-    }
-    if (request.method === 'POST' && request.url?.split('?')[0] === TUNNEL_PATH) {
-      answerTunnel(request, response).catch(() => {
-        if (!response.headersSent) response.writeHead(400);
-        response.end();
-      });
-      return;
-    }
-    setContentSecurityPolicy(request, response);
-    // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
-    // events. With tracing, the SDK's Http integration does this too; this is its cheap part.
-    void app.isolate(() => handle(request, response));
-  }),
+// A client gets 10 s for its request's headers and 30 s for the whole request (Node's defaults:
+// 60 s and 300 s, long enough for a few hundred slow clients to hold every connection). The tunnel
+// and the CSP reports give bodies less (lib/server/read-body.ts). An idle keep-alive connection is
+// closed after 5 s: a load balancer that reuses connections must give up on them sooner.
+// Node checks those limits every `connectionsCheckingInterval` (30 s by default): every second here.
+const server = createServer(
+  { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 },
+  (request, response) =>
+    runWithClientAddress(request.socket.remoteAddress ?? 'unknown', () => {
+      if (isShuttingDown) {
+        response.setHeader('connection', 'close');
+      }
+      if (request.method === 'POST' && request.url?.split('?')[0] === TUNNEL_PATH) {
+        answerTunnel(request, response).catch(() => {
+          if (!response.headersSent) response.writeHead(400);
+          response.end();
+        });
+        return;
+      }
+      setContentSecurityPolicy(request, response);
+      // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
+      // events. With tracing, the SDK's Http integration does this too; this is its cheap part.
+      void app.isolate(() => handle(request, response));
+    }),
 );
+server.keepAliveTimeout = 5_000;
 
 /**
  * A port already taken would otherwise leave a process up that serves nothing.
@@ -178,6 +190,19 @@ server.listen(port, hostname, () => {
   console.log(`▲ Ready on http://${hostname === '0.0.0.0' ? 'localhost' : hostname}:${port}`);
 });
 
+/**
+ * Resolves once every request in flight has ended, or after `timeoutMs`, whichever comes first.
+ * @param {number} timeoutMs
+ */
+function closeWithin(timeoutMs) {
+  const closed = new Promise((resolve) => server.close(() => resolve(true)));
+  // Keep-alive connections would hold close() open: drop each as soon as it falls idle.
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
+  server.closeIdleConnections();
+  const timedOut = new Promise((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
+  return Promise.race([closed, timedOut]).finally(() => clearInterval(idleSweep));
+}
+
 /** @param {string} signal */
 async function shutDown(signal) {
   if (isShuttingDown) return;
@@ -190,15 +215,16 @@ async function shutDown(signal) {
   }, drainDelayMs + SHUTDOWN_TIMEOUT_MS).unref();
   await new Promise((resolve) => setTimeout(resolve, drainDelayMs));
 
-  const closed = new Promise((resolve) => server.close(resolve));
-  // Keep-alive connections would hold close() open: drop each as soon as it falls idle.
-  const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
-  server.closeIdleConnections();
-  await closed;
-  clearInterval(idleSweep);
-
-  await app.shutDown(FLUSH_TIMEOUT_MS);
-  process.exit(0);
+  // A client that never finishes its request (a stalled upload, a slowloris) must not hold the
+  // deploy: after the drain, what is still open is cut. A tunnel upload cut short was never
+  // acknowledged, so the browser SDK sends it again, to another instance.
+  if (!(await closeWithin(DRAIN_TIMEOUT_MS))) {
+    console.log(`Requests still open after ${DRAIN_TIMEOUT_MS} ms: closing their connections`);
+    server.closeAllConnections();
+  }
+  const isFlushed = await app.shutDown(FLUSH_TIMEOUT_MS);
+  if (!isFlushed) console.error(`Error reports still pending after ${FLUSH_TIMEOUT_MS} ms were lost`);
+  process.exit(isFlushed ? 0 : 1);
 }
 
 process.on('SIGTERM', () => void shutDown('SIGTERM'));

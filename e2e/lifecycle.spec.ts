@@ -1,4 +1,5 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AppProcess, runAppUntilExit, startApp } from './support/app-process';
@@ -52,6 +53,32 @@ test('on SIGTERM the server finishes requests in flight, flushes the last error 
   const events = await sink.errorEvents();
   expect(events.map(exceptionValue)).toContain('Sentry example error thrown by an API route');
   expect(events.map((event) => event.message)).toContain('in flight');
+});
+
+test('on SIGTERM with a client stuck mid-upload, the server cuts it, flushes the last error and exits 0 in time', async ({
+  sink,
+}) => {
+  app = await startApp(3109, 'stuck');
+  // A tunnel upload that announces 1,000 bytes and sends 10, then nothing: a phone on a bad
+  // network, or a slowloris.
+  const stuck = connect({ host: '127.0.0.1', port: 3109 });
+  await new Promise((resolve) => stuck.once('connect', resolve));
+  stuck.write('POST /monitoring HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n0123456789');
+  const cut = new Promise((resolve) => stuck.once('close', resolve));
+  const answered: Buffer[] = [];
+  stuck.on('data', (chunk: Buffer) => answered.push(chunk));
+  expect((await fetch(`${app.url}/api/sentry-example-api`)).status).toBe(500);
+
+  const signalledAt = Date.now();
+  const exitCode = await app.stop('SIGTERM');
+  const tookMs = Date.now() - signalledAt;
+  expect(exitCode, app.output()).toBe(0);
+  // The drain (5 s) and the flush (2 s) are bounded; the hard limit is 10 s.
+  expect(tookMs).toBeLessThan(9_000);
+  await cut;
+  // The partial upload was never acknowledged, so the SDK would send it again.
+  expect(Buffer.concat(answered).toString()).not.toContain('200 OK');
+  await sink.waitForErrorEvent((event) => exceptionValue(event) === 'Sentry example error thrown by an API route');
 });
 
 test('envelopes kept while ingest was down are delivered after the server restarts', async ({ sink }) => {

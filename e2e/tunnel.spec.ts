@@ -1,6 +1,7 @@
+import { connect } from 'node:net';
 import { errorEnvelope as envelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
-import { SENTRY_DSN } from './support/servers';
+import { APP_URL, SENTRY_DSN } from './support/servers';
 
 const foreignDsns = {
   'another host': 'https://e2e0public0key@o1.ingest.sentry.io/1',
@@ -40,4 +41,26 @@ test('a body that is not an envelope is refused with 400 and reaches nothing', a
 test('the tunnel answers only POST', async ({ request }) => {
   const response = await request.get('/monitoring');
   expect(response.status()).toBe(405);
+});
+
+test('a tunnel upload that stalls gets 408 and its connection closed within the body deadline, while pages answer', async () => {
+  const { port } = new URL(APP_URL);
+  const slow = connect({ host: '127.0.0.1', port: Number(port) });
+  await new Promise((resolve) => slow.once('connect', resolve));
+  const startedAt = Date.now();
+  slow.write('POST /monitoring HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{"dsn":');
+  let answer = '';
+  slow.on('data', (chunk: Buffer) => {
+    answer += chunk.toString();
+  });
+  const closed = new Promise((resolve) => slow.once('close', resolve));
+
+  const page = await fetch(`${APP_URL}/about`);
+  expect(page.status).toBe(200);
+  expect(Date.now() - startedAt).toBeLessThan(2_000);
+
+  await closed;
+  expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+  // The deadline is 10 s: well before Node's own limits.
+  expect(Date.now() - startedAt).toBeLessThan(15_000);
 });

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from '@playwright/test';
@@ -24,6 +24,9 @@ function config(prefix: string, port: number, upstreams: number[]): string {
   return `
 daemon off;
 worker_processes 1;
+# On a reload the old worker lets go of its connections within a second, idle ones included (a
+# browser's preconnected socket would otherwise reach the old upstreams).
+worker_shutdown_timeout 1s;
 pid ${prefix}/nginx.pid;
 error_log stderr warn;
 events { worker_connections 512; }
@@ -64,6 +67,20 @@ ${upstreams.map((upstream) => `    server 127.0.0.1:${upstream};`).join('\n')}
 `;
 }
 
+/** How many processes `parent` has: nginx's master, its worker, and any old one still closing. */
+function workersOf(parent: number): number {
+  return readdirSync('/proc').filter((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      // The fields after the command's closing parenthesis: state, then the parent's pid.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent;
+    } catch {
+      return false; // ended while being read
+    }
+  }).length;
+}
+
 export async function startNginx(port: number, upstreams: number[]): Promise<Nginx> {
   const prefix = mkdtempSync(join(tmpdir(), 'shell-nginx-'));
   const configPath = join(prefix, 'nginx.conf');
@@ -94,6 +111,10 @@ export async function startNginx(port: number, upstreams: number[]): Promise<Ngi
           { timeout: 10_000, message: `waiting for nginx to route to ${ports.join(', ')}` },
         )
         .toBe(true);
+      // ...and once the old worker, with whatever connections it still held, is gone.
+      await expect
+        .poll(() => workersOf(child.pid ?? 0), { timeout: 10_000, message: 'waiting for the old nginx worker to exit' })
+        .toBe(1);
     },
     async stop() {
       if (child.exitCode === null) child.kill('SIGQUIT');

@@ -4,11 +4,13 @@ import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { mediaTypeOf } from '@/lib/server/media-type';
 import { RateLimiter } from '@/lib/server/rate-limiter';
-import { BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
+import { BodyTimeoutError, BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
 import { textResponse } from '@/lib/server/text-response';
 
 // A browser's report is well under 4 KB; a batch of Reporting API reports a few of them.
 const MAX_BODY_BYTES = 32 * 1024;
+// A browser sends its report in one go; 5 s is ample for 32 KB.
+const BODY_DEADLINE_MS = 5_000;
 const MAX_REPORTS_PER_BATCH = 20;
 // Per client and minute, reports and violations sent: a page that breaks its policy in a loop
 // must not flood Sentry. And for the whole process, whoever reports.
@@ -229,10 +231,12 @@ export async function handleCspReport(request: Request, client: string, limits: 
   }
   let body: Uint8Array;
   try {
-    body = await readBodyCapped(request, MAX_BODY_BYTES);
+    body = await readBodyCapped(request, MAX_BODY_BYTES, BODY_DEADLINE_MS);
   } catch (error) {
     if (error instanceof BodyTooLargeError)
       return textResponse(413, `CSP reports are limited to ${MAX_BODY_BYTES} bytes`);
+    if (error instanceof BodyTimeoutError)
+      return textResponse(408, 'The report did not arrive in time', { connection: 'close' });
     return textResponse(400, 'The report could not be read');
   }
   const violations = parseViolations(contentType, new TextDecoder().decode(body));

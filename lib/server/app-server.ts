@@ -1,13 +1,14 @@
 import 'server-only';
-import { captureException, flush, withIsolationScope } from '@sentry/nextjs';
+import { captureException, getClient, withIsolationScope } from '@sentry/nextjs';
 import { env, isProduction } from '@/lib/env';
 import { startContentSecurityPolicy } from '@/lib/security/page-policies';
 import { provideAppServer } from '@/lib/server/seam.mjs';
 import { textResponse } from '@/lib/server/text-response';
 import { startTunnel } from '@/lib/tunnel/lifecycle';
 
-function withTimeout(work: Promise<unknown>, timeoutMs: number): Promise<unknown> {
-  return Promise.race([work, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+/** Whether `work` settled true within `timeoutMs`. */
+function isDoneWithin(work: Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  return Promise.race([work, new Promise<boolean>((resolve) => setTimeout(resolve, timeoutMs, false).unref())]);
 }
 
 /**
@@ -31,8 +32,11 @@ export function startAppServer(): void {
     },
     policyFor,
     isolate: (work) => withIsolationScope(() => work()),
-    shutDown: async (timeoutMs) => {
-      await withTimeout(Promise.all([flush(timeoutMs), tunnel.stop()]), timeoutMs);
-    },
+    // Without a client (no DSN, no Spotlight) there is nothing to flush.
+    shutDown: (timeoutMs) =>
+      isDoneWithin(
+        Promise.all([getClient()?.flush(timeoutMs) ?? true, tunnel.stop()]).then(([isFlushed]) => isFlushed),
+        timeoutMs,
+      ),
   });
 }

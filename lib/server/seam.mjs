@@ -25,7 +25,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * @property {((url: string, method: string, cookie: string | undefined) => PagePolicy) | undefined} policyFor
  *   each production page's CSP, from the build; undefined under `next dev`
  * @property {<T>(work: () => T) => T} isolate runs one request's work in its own Sentry scope
- * @property {(timeoutMs: number) => Promise<void>} shutDown flushes pending events, stops the spool
+ * @property {(timeoutMs: number) => Promise<boolean>} shutDown flushes pending events and stops the
+ *   spool; false when that did not finish in time
  */
 
 /**

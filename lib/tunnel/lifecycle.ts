@@ -14,6 +14,9 @@ import { deliverToIngest, forwardEnvelope, ingestUrlMatcher, type TunnelOptions 
 // Relay accepts events up to 30 days old (`max_secs_in_past`); older ones are not worth sending.
 const MAX_ENVELOPE_AGE_MS = 30 * 24 * 60 * 60 * 1_000;
 const RATE_LIMIT_WINDOW_MS = 60_000;
+// An envelope is at most 1 MiB (SENTRY_TUNNEL_MAX_BYTES): 10 s is 100 KB/s, a slow mobile link. A
+// client slower than that would otherwise hold its connection until Node's own request timeout.
+const BODY_DEADLINE_MS = 10_000;
 
 export type Tunnel = {
   /** Answers one browser's POST of an envelope. */
@@ -35,6 +38,7 @@ function tunnelOptions(): TunnelOptions {
   return {
     dsn,
     maxBodyBytes: env.SENTRY_TUNNEL_MAX_BYTES,
+    bodyDeadlineMs: BODY_DEADLINE_MS,
     upstreamTimeoutMs: env.SENTRY_TUNNEL_TIMEOUT_MS,
     limiter: new RateLimiter(env.SENTRY_TUNNEL_RATE_LIMIT, RATE_LIMIT_WINDOW_MS),
     spool:

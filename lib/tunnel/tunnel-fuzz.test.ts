@@ -27,7 +27,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   ownDsn = `http://fuzzkey@127.0.0.1:${(upstream.address() as AddressInfo).port}/3`;
-  options = { dsn: ownDsn, maxBodyBytes: 4_096, upstreamTimeoutMs: 2_000 };
+  options = { dsn: ownDsn, maxBodyBytes: 4_096, bodyDeadlineMs: 2_000, upstreamTimeoutMs: 2_000 };
 });
 
 afterAll(() => new Promise<void>((resolve) => upstream.close(() => resolve())));

@@ -43,7 +43,7 @@ afterAll(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
 beforeEach(() => {
   received = [];
   answer = { status: 200 };
-  options = { dsn: ownDsn, maxBodyBytes: 10_000, upstreamTimeoutMs: 2_000 };
+  options = { dsn: ownDsn, maxBodyBytes: 10_000, bodyDeadlineMs: 2_000, upstreamTimeoutMs: 2_000 };
 });
 
 function envelopeFor(dsn: string, message = 'hello'): string {
@@ -83,6 +83,20 @@ describe('the tunnel', () => {
   ])('refuses %s with 400 and forwards nothing', async (_, body) => {
     const response = await forwardEnvelope(post(body), options);
     expect(response.status).toBe(400);
+    expect(received).toEqual([]);
+  });
+
+  it('answers 408 and asks to close the connection when the body stalls past its deadline', async () => {
+    async function* stalled() {
+      yield new TextEncoder().encode(`{"dsn":"${ownDsn}"}\n`);
+      await new Promise(() => undefined);
+    }
+    const request = { url: '/monitoring', headers: new Headers(), body: stalled() };
+    const startedAt = Date.now();
+    const response = await forwardEnvelope(request, { ...options, bodyDeadlineMs: 200 });
+    expect(response.status).toBe(408);
+    expect(response.headers.get('connection')).toBe('close');
+    expect(Date.now() - startedAt).toBeLessThan(2_000);
     expect(received).toEqual([]);
   });
 

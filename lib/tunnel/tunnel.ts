@@ -2,7 +2,7 @@ import 'server-only';
 import { type DsnComponents, getEnvelopeEndpointWithUrlEncodedAuth, makeDsn, parseEnvelope } from '@sentry/core';
 import { mediaTypeOf } from '@/lib/server/media-type';
 import type { RateLimiter } from '@/lib/server/rate-limiter';
-import { BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
+import { BodyTimeoutError, BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
 import type { TunnelRequest } from '@/lib/server/seam.mjs';
 import { textResponse } from '@/lib/server/text-response';
 import { envelopeHeaderLines, hasDuplicateKeys } from '@/lib/tunnel/envelope-headers';
@@ -13,6 +13,8 @@ export type TunnelOptions = {
   /** The only DSN whose envelopes are forwarded; undefined turns the tunnel off. */
   dsn: string | undefined;
   maxBodyBytes: number;
+  /** How long the whole body may take to arrive; a slower client gets 408. */
+  bodyDeadlineMs: number;
   upstreamTimeoutMs: number;
   /** Per-client cap on tunnel requests. */
   limiter?: RateLimiter;
@@ -171,10 +173,13 @@ export async function forwardEnvelope(
 
   let body: Uint8Array;
   try {
-    body = await readBodyCapped(request, options.maxBodyBytes);
+    body = await readBodyCapped(request, options.maxBodyBytes, options.bodyDeadlineMs);
   } catch (error) {
     if (error instanceof BodyTooLargeError) {
       return textResponse(413, `Envelope larger than ${options.maxBodyBytes} bytes`);
+    }
+    if (error instanceof BodyTimeoutError) {
+      return textResponse(408, 'The envelope did not arrive in time', { connection: 'close' });
     }
     return textResponse(400, 'Could not read the request body');
   }
