@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type AppProcess, runAppUntilExit, startApp } from './support/app-process';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
-import { SENTRY_DSN } from './support/servers';
+import { appRunEnv, SENTRY_DSN } from './support/servers';
 import { exceptionValue } from './support/sink';
 
 // Each test starts its own instance of the production build, so it can stop it.
@@ -148,6 +148,46 @@ test('a build whose prerender manifest Next shaped otherwise is refused at start
   } finally {
     await rm(copy, { recursive: true, force: true });
   }
+});
+
+test('a server whose spool folder cannot be written refuses to start, naming the folder', async () => {
+  const notAFolder = join(tmpdir(), `shell-e2e-spool-file-${process.pid}`);
+  await writeFile(notAFolder, 'a file where the spool folder should be');
+  try {
+    const { code, output } = await runAppUntilExit(3110, { SENTRY_TUNNEL_SPOOL_DIR: notAFolder });
+    expect(code).toBe(1);
+    expect(output).toContain(`SENTRY_TUNNEL_SPOOL_DIR: cannot write to ${notAFolder}`);
+  } finally {
+    await rm(notAFolder, { force: true });
+  }
+});
+
+test('while ingest is down and the spool cannot be written, the tunnel answers 503 with Retry-After, says so on /api/health, and recovers', async ({
+  sink,
+}) => {
+  app = await startApp(3111, 'unwritable');
+  const spoolDir = appRunEnv('unwritable').SENTRY_TUNNEL_SPOOL_DIR ?? '';
+  await sink.setMode({ status: 503 });
+  await rm(spoolDir, { recursive: true, force: true });
+  await writeFile(spoolDir, 'the disk went away');
+  try {
+    const refused = await fetch(`${app.url}/monitoring`, {
+      method: 'POST',
+      body: errorEnvelope(SENTRY_DSN, 'not kept'),
+    });
+    expect(refused.status).toBe(503);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await (await fetch(`${app.url}/api/health`)).json()).spool).toMatch(/^cannot write \(E[A-Z]+\)$/);
+  } finally {
+    await rm(spoolDir, { force: true });
+  }
+  const kept = await fetch(`${app.url}/monitoring`, { method: 'POST', body: errorEnvelope(SENTRY_DSN, 'kept again') });
+  expect(kept.status).toBe(200);
+  expect(kept.headers.get('x-tunnel-spooled')).toBe('1');
+  expect((await (await fetch(`${app.url}/api/health`)).json()).spool).toBe('ok');
+  await sink.setMode();
+  await sink.waitForErrorEvent((event) => event.message === 'kept again', 20_000);
+  expect(app.output().match(/Tunnel spool: cannot write/g)).toHaveLength(1);
 });
 
 test('a server started on a port already in use exits 1 and says so', async () => {

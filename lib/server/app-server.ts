@@ -32,6 +32,7 @@ export function startAppServer(): void {
     },
     policyFor,
     isolate: (work) => withIsolationScope(() => work()),
+    spoolProblem: () => tunnel.spoolProblem(),
     // Without a client (no DSN, no Spotlight) there is nothing to flush.
     shutDown: (timeoutMs) =>
       isDoneWithin(

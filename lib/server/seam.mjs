@@ -25,6 +25,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * @property {((url: string, method: string, cookie: string | undefined) => PagePolicy) | undefined} policyFor
  *   each production page's CSP, from the build; undefined under `next dev`
  * @property {<T>(work: () => T) => T} isolate runs one request's work in its own Sentry scope
+ * @property {() => string | undefined} spoolProblem why the tunnel's spool cannot keep envelopes now
  * @property {(timeoutMs: number) => Promise<boolean>} shutDown flushes pending events and stops the
  *   spool; false when that did not finish in time
  */

@@ -59,6 +59,28 @@ function makeSpool(deliver: SpoolOptions['deliver'], overrides: Partial<SpoolOpt
 }
 
 describe('EnvelopeSpool', () => {
+  it('says it cannot keep an envelope when its folder cannot be written, logs that once, and recovers', async () => {
+    const ingest = makeIngest();
+    const spool = makeSpool(ingest.deliver);
+    await spool.ready();
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    // The folder gone and a file in its place: as root, permissions would not stop a write.
+    await rm(dir, { recursive: true });
+    await writeFile(dir, 'not a folder');
+    expect(await spool.enqueue(envelope('lost'))).toBe('unwritable');
+    expect(await spool.enqueue(envelope('lost too'))).toBe('unwritable');
+    expect(spool.writeProblem).toMatch(/^E[A-Z]+$/);
+    expect(logged).toHaveBeenCalledTimes(1);
+    expect(spool.stats).toMatchObject({ pending: 0, pendingBytes: 0 });
+
+    await rm(dir);
+    expect(await spool.enqueue(envelope('kept'))).toBe('queued');
+    expect(spool.writeProblem).toBeUndefined();
+    ingest.up = true;
+    await vi.waitFor(() => expect(ingest.accepted).toEqual(['kept']));
+  });
+
   it('delivers everything in order once ingest is back', async () => {
     const ingest = makeIngest();
     const spool = makeSpool(ingest.deliver);

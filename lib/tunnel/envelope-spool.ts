@@ -47,6 +47,7 @@ export class EnvelopeSpool {
   #sequence = 0;
   #closed = false;
   #draining: Promise<void> | undefined;
+  #writeProblem: string | undefined;
   #wake: (() => void) | undefined;
   readonly #ready: Promise<void>;
   readonly #counts: Record<Outcome, number> = { delivered: 0, droppedTooOld: 0, droppedCorrupt: 0, rejected: 0 };
@@ -69,9 +70,27 @@ export class EnvelopeSpool {
     return { pending: this.#entries.length, pendingBytes: this.#bytes, ...this.#counts };
   }
 
-  /** Keeps an envelope for later delivery; 'full' when it does not fit in the size bound. */
-  async enqueue(body: Uint8Array): Promise<'queued' | 'full'> {
-    await this.#ready;
+  get dir(): string {
+    return this.#options.dir;
+  }
+
+  /** Why the spool cannot take envelopes now (an error code such as EROFS); undefined when it can. */
+  get writeProblem(): string | undefined {
+    return this.#writeProblem;
+  }
+
+  /**
+   * Keeps an envelope for later delivery: 'full' when it does not fit in the size bound,
+   * 'unwritable' when the folder cannot be written (read-only, no space, quota, removed). Either
+   * way the envelope was not kept, and the caller must say so.
+   */
+  async enqueue(body: Uint8Array): Promise<'queued' | 'full' | 'unwritable'> {
+    try {
+      await this.#ready;
+    } catch (error) {
+      this.#noteWriteProblem(error);
+      return 'unwritable';
+    }
     if (this.#closed || this.#bytes + body.byteLength > this.#options.maxBytes) {
       return 'full';
     }
@@ -82,12 +101,19 @@ export class EnvelopeSpool {
     // Counted before the write, so concurrent enqueues cannot overshoot the bound together.
     this.#bytes += body.byteLength;
     try {
+      // Again each time: the folder may have been removed while the server ran.
+      await mkdir(this.#options.dir, { recursive: true });
       await writeFile(`${path}.tmp`, body, { flush: true });
       await rename(`${path}.tmp`, path);
     } catch (error) {
       this.#bytes -= body.byteLength;
-      await rm(`${path}.tmp`, { force: true });
-      throw error;
+      await rm(`${path}.tmp`, { force: true }).catch(() => undefined);
+      this.#noteWriteProblem(error);
+      return 'unwritable';
+    }
+    if (this.#writeProblem !== undefined) {
+      console.log(`Tunnel spool: ${this.#options.dir} can be written again`);
+      this.#writeProblem = undefined;
     }
     this.#entries.push({ name, size: body.byteLength, createdAt });
     this.#startDraining();
@@ -156,8 +182,21 @@ export class EnvelopeSpool {
     }
   }
 
+  /** Logs the first failure of a run of them, not one line per request. */
+  #noteWriteProblem(error: unknown): void {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code ?? 'unknown error';
+    if (this.#writeProblem === undefined) {
+      console.error(`Tunnel spool: cannot write to ${this.#options.dir} (${code}); answering 503 until it can`);
+    }
+    this.#writeProblem = code;
+  }
+
   async #remove(entry: Entry, outcome: Outcome): Promise<void> {
-    await rm(join(this.#options.dir, entry.name), { force: true });
+    // Gone from the queue whether or not the file could be removed: a file left behind (a
+    // read-only folder) is at worst delivered once more after a restart, which ingest dedupes.
+    await rm(join(this.#options.dir, entry.name), { force: true }).catch((error: unknown) =>
+      this.#noteWriteProblem(error),
+    );
     this.#entries = this.#entries.filter((candidate) => candidate !== entry);
     this.#bytes -= entry.size;
     this.#counts[outcome] += 1;

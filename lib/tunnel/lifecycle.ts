@@ -1,5 +1,6 @@
 import 'server-only';
 import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { browserDsn, env } from '@/lib/env';
@@ -18,11 +19,29 @@ const RATE_LIMIT_WINDOW_MS = 60_000;
 // client slower than that would otherwise hold its connection until Node's own request timeout.
 const BODY_DEADLINE_MS = 10_000;
 
+/**
+ * At start-up: a spool folder that cannot be created or written stops the server, naming it,
+ * rather than answer 503 to every envelope the first time ingest is down.
+ */
+function assertWritable(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    const probe = join(dir, `start-up-check-${process.pid}.tmp`);
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new Error(`SENTRY_TUNNEL_SPOOL_DIR: cannot write to ${dir} (${code}); give the server a writable folder`);
+  }
+}
+
 export type Tunnel = {
   /** Answers one browser's POST of an envelope. */
   handle(request: TunnelRequest): Promise<Response>;
   /** Stops delivering after the envelope in flight; what is still pending stays on disk. */
   stop(): Promise<void>;
+  /** Why the spool cannot keep envelopes now (an error code), or undefined. */
+  spoolProblem(): string | undefined;
 };
 
 /**
@@ -60,7 +79,9 @@ function tunnelOptions(): TunnelOptions {
  */
 export function startTunnel(): Tunnel {
   const options = tunnelOptions();
-  options.spool?.start();
+  const { spool } = options;
+  if (spool) assertWritable(spool.dir);
+  spool?.start();
   const headers = securityHeaders({
     hstsMaxAgeSeconds: env.HSTS_MAX_AGE_SECONDS,
     contentSecurityPolicy: productionPolicy({ hashes: [] }),
@@ -72,8 +93,9 @@ export function startTunnel(): Tunnel {
       return response;
     },
     async stop() {
-      await options.spool?.close();
+      await spool?.close();
     },
+    spoolProblem: () => spool?.writeProblem,
   };
 }
 

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -274,6 +274,19 @@ describe('the tunnel', () => {
       } finally {
         await thisRun.close();
       }
+    });
+
+    it('answers 503 with Retry-After, never 500, when ingest is down and the spool cannot be written', async () => {
+      answer = { status: 503 };
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      await spool.ready();
+      await rm(dir, { recursive: true });
+      await writeFile(dir, 'not a folder');
+      const response = await forwardEnvelope(post(envelopeFor(ownDsn, 'nowhere to keep it')), { ...options, spool });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('60');
+      expect(await response.text()).toBe('Sentry is unreachable and the spool cannot be written');
+      await rm(dir);
     });
 
     it('keeps envelopes when ingest cannot be reached at all', async () => {

@@ -129,8 +129,10 @@ export async function deliverToIngest(ownDsn: string, body: Uint8Array, timeoutM
 }
 
 async function spoolOrRefuse(spool: EnvelopeSpool, body: Uint8Array): Promise<Response> {
-  if ((await spool.enqueue(body)) === 'full') {
-    return textResponse(503, 'Sentry is unreachable and the spool is full', {
+  const kept = await spool.enqueue(body);
+  if (kept !== 'queued') {
+    const reason = kept === 'full' ? 'the spool is full' : 'the spool cannot be written';
+    return textResponse(503, `Sentry is unreachable and ${reason}`, {
       'retry-after': String(SPOOL_FULL_RETRY_AFTER_SECONDS),
     });
   }
