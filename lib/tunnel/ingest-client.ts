@@ -13,20 +13,40 @@ const agents = {
   'https:': new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
 };
 
-/** POSTs an envelope to ingest; never throws, never waits longer than `timeoutMs`. */
-export function postToIngest(
+/** Failures that mean only "this kept-alive connection was already closed by the other end". */
+const STALE_CONNECTION_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
+
+/**
+ * POSTs an envelope to ingest; never throws, never waits longer than `timeoutMs`. A connection
+ * reused from the pool that turns out closed by ingest (or a proxy in front of it, which close idle
+ * connections after a few seconds) is no sign that ingest is down: the envelope goes again at once
+ * on a fresh connection. An envelope is safe to send twice; Sentry drops a repeated event id.
+ */
+export async function postToIngest(
   url: string,
   body: Uint8Array,
   timeoutMs: number,
 ): Promise<IngestResponse | IngestFailure> {
+  const startedAt = Date.now();
+  const first = await postOnce(url, body, timeoutMs);
+  if (!('staleConnection' in first)) return first;
+  const second = await postOnce(url, body, Math.max(timeoutMs - (Date.now() - startedAt), 1), false);
+  return 'staleConnection' in second ? { failure: 'unreachable' } : second;
+}
+
+type Attempt = IngestResponse | IngestFailure | { staleConnection: true };
+
+function postOnce(url: string, body: Uint8Array, timeoutMs: number, mayReuse = true): Promise<Attempt> {
   const target = new URL(url);
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const isHttps = target.protocol === 'https:';
+  const send = isHttps ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     const request = send(
       target,
       {
         method: 'POST',
-        agent: agents[target.protocol === 'https:' ? 'https:' : 'http:'],
+        // The retry takes a connection of its own: the pool may hold more that ingest closed.
+        agent: mayReuse ? agents[isHttps ? 'https:' : 'http:'] : false,
         headers: { 'content-type': 'application/x-sentry-envelope', 'content-length': body.byteLength },
         timeout: timeoutMs,
       },
@@ -42,7 +62,12 @@ export function postToIngest(
     // `timeout` fires on socket inactivity; the deadline below bounds the whole exchange.
     const deadline = setTimeout(() => request.destroy(new Error('timeout')), timeoutMs);
     request.on('timeout', () => request.destroy(new Error('timeout')));
-    request.on('error', (error) => resolve({ failure: error.message === 'timeout' ? 'timeout' : 'unreachable' }));
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.message === 'timeout') resolve({ failure: 'timeout' });
+      else if (request.reusedSocket && STALE_CONNECTION_ERRORS.has(error.code ?? ''))
+        resolve({ staleConnection: true });
+      else resolve({ failure: 'unreachable' });
+    });
     request.on('close', () => clearTimeout(deadline));
     request.end(body);
   });
