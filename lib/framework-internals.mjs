@@ -132,9 +132,12 @@ export function prerenderedHtmlPath(route) {
 /** Draft mode: Next renders a prerendered page anew while this cookie is set (`api-utils`). */
 export const DRAFT_MODE_COOKIE = '__prerender_bypass';
 
+// Tested on every page request: a pattern, not a split of every cookie header.
+const DRAFT_MODE_COOKIE_PATTERN = new RegExp(`(?:^|;\\s*)${DRAFT_MODE_COOKIE}=`);
+
 /** @param {string | undefined} cookieHeader */
 export function isDraftModeRequest(cookieHeader) {
-  return cookieHeader?.split(';').some((cookie) => cookie.trim().startsWith(`${DRAFT_MODE_COOKIE}=`)) ?? false;
+  return cookieHeader !== undefined && DRAFT_MODE_COOKIE_PATTERN.test(cookieHeader);
 }
 
 /** The header Next's client puts on a server action's POST, with the action's id. */
