@@ -66,6 +66,44 @@ async function connectInspector() {
   };
 }
 
+const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+
+/** A hostile body: random bytes, or an envelope with a large payload mutated at random. */
+function hostileBody(index) {
+  const size = 1_024 + ((index * 7_919) % (256 * 1_024));
+  if (index % 3 === 0) return crypto.getRandomValues(new Uint8Array(Math.min(size, 65_536)));
+  const header = index % 3 === 1 ? `{"dsn":"${DSN}"}` : '{"dsn":"https://k@evil.example/9","dsn":"x"}';
+  const payload = `{"message":"${'x'.repeat(size)}"}`;
+  const body = new TextEncoder().encode(
+    `${header}\n{"type":"event","length":${payload.length + (index % 5)}}\n${payload}`,
+  );
+  return index % 2 === 0 ? body.subarray(0, Math.floor(body.length * 0.7)) : body;
+}
+
+/** RSS and heap of the app while 3,000 hostile bodies arrive at the tunnel, and 20 s after. */
+async function memoryUnderHostileBodies(pid, inspector) {
+  const heapBefore = await inspector.heapAfterGc();
+  const idleRss = rssOf(pid);
+  let peakRss = idleRss;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, rssOf(pid));
+  }, 50);
+  const statuses = {};
+  let next = 0;
+  const worker = async () => {
+    while (next < 3_000) {
+      const body = hostileBody(next++);
+      const { status } = await fetch(`${APP}/monitoring`, { method: 'POST', body }).catch(() => ({ status: 0 }));
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    }
+  };
+  await Promise.all(Array.from({ length: 10 }, worker));
+  clearInterval(sampler);
+  peakRss = Math.max(peakRss, rssOf(pid));
+  await new Promise((resolve) => setTimeout(resolve, 20_000));
+  return { idleRss, peakRss, settledRss: rssOf(pid), heapBefore, heapAfter: await inspector.heapAfterGc(), statuses };
+}
+
 async function waitForEventCount(expected, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   let count = 0;
@@ -174,6 +212,14 @@ try {
   console.log(
     `info RSS: ${(rssBefore / 2 ** 20).toFixed(0)} MB after warm-up, ${(rssAfterOne / 2 ** 20).toFixed(0)} MB after batch 1, ${(rssAfterTwo / 2 ** 20).toFixed(0)} MB after batch 2`,
   );
+
+  console.log('\n# Memory under hostile bodies (3,000 to the tunnel, 10 at a time)');
+  const memory = await memoryUnderHostileBodies(app.child.pid, inspector);
+  check(
+    'peak RSS while 3,000 hostile bodies arrive vs idle',
+    memory.peakRss - memory.idleRss <= 64 * 2 ** 20,
+    `idle ${mb(memory.idleRss)}, peak ${mb(memory.peakRss)} (+${mb(memory.peakRss - memory.idleRss)}, limit +64 MB), settled after 20 s ${mb(memory.settledRss)}; heap after GC ${mb(memory.heapBefore)} -> ${mb(memory.heapAfter)}; statuses ${JSON.stringify(memory.statuses)}`,
+  );
   inspector.close();
 
   console.log('\n# Tunnel throughput (A B A B, 5 s each, 10 connections)');
@@ -219,7 +265,7 @@ try {
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(
     'bench/results/reliability.json',
-    `${JSON.stringify({ date: new Date().toISOString(), checks, tunnel, baseline, latency: { healthy, down, slow } }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), checks, memory, tunnel, baseline, latency: { healthy, down, slow } }, null, 2)}\n`,
   );
 } catch (error) {
   console.error(error);
