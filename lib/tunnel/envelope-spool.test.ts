@@ -96,6 +96,32 @@ describe('EnvelopeSpool', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it('drains a long backlog eight at a time, each sent once all before it were', async () => {
+    const sent: string[] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    let up = false;
+    const spool = makeSpool(
+      async (body) => {
+        if (!up) return { outcome: 'retry' };
+        sent.push(messageOf(body));
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        // A round trip to ingest.
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        inFlight -= 1;
+        return { outcome: 'delivered' };
+      },
+      { maxBytes: 100_000 },
+    );
+    const backlog = Array.from({ length: 40 }, (_, index) => `envelope ${index}`);
+    for (const message of backlog) await spool.enqueue(envelope(message));
+    up = true;
+    await vi.waitFor(() => expect(spool.stats.delivered).toBe(40), { timeout: 5_000 });
+    expect(sent).toEqual(backlog);
+    expect(mostInFlight).toBe(8);
+  });
+
   it('delivers what an earlier run left behind after a restart', async () => {
     const down = makeIngest();
     const before = makeSpool(down.deliver);

@@ -33,6 +33,11 @@ type Entry = { name: string; size: number; createdAt: number };
 type Outcome = 'delivered' | 'droppedTooOld' | 'droppedCorrupt' | 'rejected';
 
 const SUFFIX = '.envelope';
+// One round trip per envelope could fall behind the envelopes still arriving after an outage: a
+// backlog this long drains DRAIN_WINDOW at a time, each sent once all before it were. A short one
+// goes one by one, so ingest sees it in exactly the order it came.
+const PARALLEL_DRAIN_FROM = 16;
+const DRAIN_WINDOW = 8;
 
 /**
  * Envelopes that could not reach ingest, kept on disk and delivered in order when it is back, also
@@ -157,29 +162,49 @@ export class EnvelopeSpool {
 
   async #drain(): Promise<void> {
     let backoffMs = this.#options.minBackoffMs;
-    for (let entry = this.#entries[0]; entry !== undefined && !this.#closed; entry = this.#entries[0]) {
-      if (this.#options.now() - entry.createdAt > this.#options.maxAgeMs) {
-        await this.#remove(entry, 'droppedTooOld');
-        continue;
-      }
-      let body: Uint8Array;
-      try {
-        body = await readFile(join(this.#options.dir, entry.name));
-        parseEnvelope(body);
-      } catch {
-        await this.#remove(entry, 'droppedCorrupt');
-        continue;
-      }
-      const result = await this.#options.deliver(body).catch((): DeliveryResult => ({ outcome: 'retry' }));
-      if (result.outcome !== 'retry') {
-        await this.#remove(entry, result.outcome);
+    while (!this.#closed && this.#entries.length > 0) {
+      const width = this.#entries.length >= PARALLEL_DRAIN_FROM ? DRAIN_WINDOW : 1;
+      const batch = this.#entries.slice(0, width);
+      const bodies = await Promise.all(batch.map((entry) => this.#read(entry)));
+      // Offered in order: each delivery starts before the next one's.
+      const results = await Promise.all(
+        batch.map((entry, index) => {
+          const body = bodies[index];
+          return body === undefined ? undefined : this.#offer(entry, body);
+        }),
+      );
+      const retry = results.find((result) => result?.outcome === 'retry');
+      if (retry === undefined) {
         backoffMs = this.#options.minBackoffMs;
         continue;
       }
       // Full jitter keeps many instances from retrying in step when ingest comes back.
-      await this.#sleep(result.retryAfterMs ?? backoffMs * (0.5 + Math.random() / 2));
+      await this.#sleep(retry.retryAfterMs ?? backoffMs * (0.5 + Math.random() / 2));
       backoffMs = Math.min(backoffMs * 2, this.#options.maxBackoffMs);
     }
+  }
+
+  /** An envelope's body, or undefined when it was dropped: too old to send, or unreadable. */
+  async #read(entry: Entry): Promise<Uint8Array | undefined> {
+    if (this.#options.now() - entry.createdAt > this.#options.maxAgeMs) {
+      await this.#remove(entry, 'droppedTooOld');
+      return undefined;
+    }
+    try {
+      const body = await readFile(join(this.#options.dir, entry.name));
+      parseEnvelope(body);
+      return body;
+    } catch {
+      await this.#remove(entry, 'droppedCorrupt');
+      return undefined;
+    }
+  }
+
+  /** Offers an envelope to ingest; it stays in the spool only to be retried. */
+  async #offer(entry: Entry, body: Uint8Array): Promise<DeliveryResult> {
+    const result = await this.#options.deliver(body).catch((): DeliveryResult => ({ outcome: 'retry' }));
+    if (result.outcome !== 'retry') await this.#remove(entry, result.outcome);
+    return result;
   }
 
   /** Logs the first failure of a run of them, not one line per request. */
