@@ -122,6 +122,24 @@ describe('EnvelopeSpool', () => {
     expect(mostInFlight).toBe(8);
   });
 
+  it('tries again within a second of a new envelope, whatever its backoff, once ingest is back', async () => {
+    let now = 1_000_000;
+    const ingest = makeIngest();
+    // Backing off for a minute after each failure.
+    const spool = makeSpool(ingest.deliver, { minBackoffMs: 60_000, maxBackoffMs: 60_000, now: () => now });
+    await spool.enqueue(envelope('during the outage'));
+    await vi.waitFor(() => expect(ingest.attempts).toBe(1));
+    ingest.up = true;
+    now += 500;
+    await spool.enqueue(envelope('half a second later'));
+    expect(ingest.attempts).toBe(1);
+    now += 600;
+    await spool.enqueue(envelope('over a second later'));
+    await vi.waitFor(() =>
+      expect(ingest.accepted).toEqual(['during the outage', 'half a second later', 'over a second later']),
+    );
+  });
+
   it('delivers what an earlier run left behind after a restart', async () => {
     const down = makeIngest();
     const before = makeSpool(down.deliver);

@@ -38,6 +38,7 @@ const SUFFIX = '.envelope';
 // goes one by one, so ingest sees it in exactly the order it came.
 const PARALLEL_DRAIN_FROM = 16;
 const DRAIN_WINDOW = 8;
+const ARRIVAL_RETRY_MS = 1_000;
 
 /**
  * Envelopes that could not reach ingest, kept on disk and delivered in order when it is back, also
@@ -53,6 +54,7 @@ export class EnvelopeSpool {
   #closed = false;
   #draining: Promise<void> | undefined;
   #writeProblem: string | undefined;
+  #lastAttemptAt = 0;
   #wake: (() => void) | undefined;
   readonly #ready: Promise<void>;
   readonly #counts: Record<Outcome, number> = { delivered: 0, droppedTooOld: 0, droppedCorrupt: 0, rejected: 0 };
@@ -122,6 +124,9 @@ export class EnvelopeSpool {
     }
     this.#entries.push({ name, size: body.byteLength, createdAt });
     this.#startDraining();
+    // Envelopes still arriving are worth a try at most once a second, whatever the backoff: under
+    // load the spool notices within a second that ingest is back, instead of after up to a minute.
+    if (this.#options.now() - this.#lastAttemptAt >= ARRIVAL_RETRY_MS) this.#wake?.();
     return 'queued';
   }
 
@@ -202,6 +207,7 @@ export class EnvelopeSpool {
 
   /** Offers an envelope to ingest; it stays in the spool only to be retried. */
   async #offer(entry: Entry, body: Uint8Array): Promise<DeliveryResult> {
+    this.#lastAttemptAt = this.#options.now();
     const result = await this.#options.deliver(body).catch((): DeliveryResult => ({ outcome: 'retry' }));
     if (result.outcome !== 'retry') await this.#remove(entry, result.outcome);
     return result;

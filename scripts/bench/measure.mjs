@@ -14,11 +14,11 @@ export function rssOf(pid) {
 }
 
 /** A small error envelope for `dsn`, as a browser would post it to the tunnel. */
-export function envelopeFor(dsn) {
+export function envelopeFor(dsn, message = 'tunnel throughput') {
   return [
     JSON.stringify({ event_id: 'b'.repeat(32), dsn }),
     JSON.stringify({ type: 'event' }),
-    JSON.stringify({ message: 'tunnel throughput', platform: 'javascript' }),
+    JSON.stringify({ message, platform: 'javascript' }),
   ].join('\n');
 }
 

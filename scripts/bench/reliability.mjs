@@ -104,6 +104,51 @@ async function memoryUnderHostileBodies(pid, inspector) {
   return { idleRss, peakRss, settledRss: rssOf(pid), heapBefore, heapAfter: await inspector.heapAfterGc(), statuses };
 }
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A 60 s outage under steady browser load (50 envelopes/s, numbered), then ingest back, answering
+ * each post after 20 ms as a distant one does. How fast the spool empties while envelopes keep
+ * arriving, and in what order ingest saw them.
+ */
+async function outageAndRecovery() {
+  await clearSink();
+  await setSinkMode({ status: 503 });
+  let sent = 0;
+  let isSending = true;
+  const browser = (async () => {
+    while (isSending) {
+      const body = envelopeFor(DSN, `outage ${sent++}`);
+      await fetch(`${APP}/monitoring`, { method: 'POST', body }).catch(() => undefined);
+      await sleep(20);
+    }
+  })();
+  await sleep(60_000);
+  const backlog = sent;
+  await setSinkMode({ delayMs: 20 });
+  const recoveredAt = Date.now();
+  const received = async () =>
+    (await sinkErrorEvents()).map((item) => Number(/^outage (\d+)$/.exec(item.payload.message)?.[1] ?? -1));
+  while ((await received()).filter((index) => index < backlog).length < backlog && Date.now() - recoveredAt < 60_000) {
+    await sleep(100);
+  }
+  const drainedMs = Date.now() - recoveredAt;
+  const arrivedMeanwhile = sent - backlog;
+  await sleep(5_000);
+  isSending = false;
+  await browser;
+  const deadline = Date.now() + 30_000;
+  let order = await received();
+  while (order.length < sent && Date.now() < deadline) {
+    await sleep(200);
+    order = await received();
+  }
+  await setSinkMode();
+  // How far any envelope arrived from its place: 0 in a strict order.
+  const displacement = Math.max(0, ...order.map((index, position) => Math.abs(index - position)));
+  return { backlog, drainedMs, arrivedMeanwhile, sent, received: order.length, displacement };
+}
+
 async function waitForEventCount(expected, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   let count = 0;
@@ -222,6 +267,15 @@ try {
   );
   inspector.close();
 
+  console.log('\n# A 60 s outage under steady load, then recovery (ingest answering after 20 ms)');
+  const outage = await outageAndRecovery();
+  const drainRate = outage.backlog / (outage.drainedMs / 1_000);
+  check(
+    'the spool empties after the outage while envelopes keep arriving, none lost',
+    outage.received === outage.sent && drainRate > 50,
+    `${outage.backlog} kept during the outage, delivered in ${(outage.drainedMs / 1_000).toFixed(1)} s (${drainRate.toFixed(0)} envelopes/s against 50/s arriving, ${outage.arrivedMeanwhile} arrived meanwhile); ${outage.received} of ${outage.sent} at ingest; largest displacement from arrival order ${outage.displacement}`,
+  );
+
   console.log('\n# Tunnel throughput (A B A B, 5 s each, 10 connections)');
   const ours = [];
   const minimal = [];
@@ -265,7 +319,7 @@ try {
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(
     'bench/results/reliability.json',
-    `${JSON.stringify({ date: new Date().toISOString(), checks, memory, tunnel, baseline, latency: { healthy, down, slow } }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), checks, memory, outage, tunnel, baseline, latency: { healthy, down, slow } }, null, 2)}\n`,
   );
 } catch (error) {
   console.error(error);
