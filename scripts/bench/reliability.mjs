@@ -107,7 +107,7 @@ async function memoryUnderHostileBodies(pid, inspector) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * A 60 s outage under steady browser load (50 envelopes/s, numbered), then ingest back, answering
+ * A 60 s outage under steady browser load (one envelope every 20 ms or so, numbered), then ingest back, answering
  * each post after 20 ms as a distant one does. How fast the spool empties while envelopes keep
  * arriving, and in what order ingest saw them.
  */
@@ -272,8 +272,8 @@ try {
   const drainRate = outage.backlog / (outage.drainedMs / 1_000);
   check(
     'the spool empties after the outage while envelopes keep arriving, none lost',
-    outage.received === outage.sent && drainRate > 50,
-    `${outage.backlog} kept during the outage, delivered in ${(outage.drainedMs / 1_000).toFixed(1)} s (${drainRate.toFixed(0)} envelopes/s against 50/s arriving, ${outage.arrivedMeanwhile} arrived meanwhile); ${outage.received} of ${outage.sent} at ingest; largest displacement from arrival order ${outage.displacement}`,
+    outage.received === outage.sent && drainRate > outage.backlog / 60,
+    `${outage.backlog} kept during the outage, delivered in ${(outage.drainedMs / 1_000).toFixed(1)} s (${drainRate.toFixed(0)} envelopes/s against ${(outage.backlog / 60).toFixed(0)}/s arriving, ${outage.arrivedMeanwhile} arrived meanwhile); ${outage.received} of ${outage.sent} at ingest; largest displacement from arrival order ${outage.displacement}`,
   );
 
   console.log('\n# Tunnel throughput (A B A B, 5 s each, 10 connections)');
