@@ -62,6 +62,8 @@ export class EnvelopeSpool {
   constructor(options: SpoolOptions) {
     this.#options = { minBackoffMs: 1_000, maxBackoffMs: 60_000, now: Date.now, ...options };
     this.#ready = this.#load();
+    // Surfaced by enqueue() and start(), not as an unhandled rejection.
+    this.#ready.catch(() => undefined);
   }
 
   /** Resolves once the envelopes left by an earlier run are known. */
@@ -132,7 +134,11 @@ export class EnvelopeSpool {
 
   /** Starts delivering what an earlier run left behind. */
   start(): void {
-    void this.#ready.then(() => this.#startDraining());
+    // A folder that cannot be read is logged, not left as an unhandled rejection; enqueue says so too.
+    void this.#ready.then(
+      () => this.#startDraining(),
+      (error: unknown) => this.#noteWriteProblem(error),
+    );
   }
 
   /** Stops delivering after the envelope in flight; what is still pending stays on disk. */

@@ -289,6 +289,34 @@ describe('the tunnel', () => {
       await rm(dir);
     });
 
+    it('spools nothing and answers 200 while a healthy ingest drops every kept-alive connection it reuses', async () => {
+      // Ingest behind a proxy that closes idle connections: each reused one is gone when used.
+      const requestsPerSocket = new WeakMap<object, number>();
+      const dropping = createServer((request, response) => {
+        const count = (requestsPerSocket.get(request.socket) ?? 0) + 1;
+        requestsPerSocket.set(request.socket, count);
+        if (count > 1) return void request.socket.destroy();
+        request.resume();
+        request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+      });
+      await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
+      const droppingDsn = `http://publickey@127.0.0.1:${(dropping.address() as AddressInfo).port}/7`;
+      try {
+        for (const message of ['one', 'two', 'three', 'four']) {
+          const response = await forwardEnvelope(post(envelopeFor(droppingDsn, message)), {
+            ...options,
+            dsn: droppingDsn,
+            spool,
+          });
+          expect(response.status).toBe(200);
+          expect(response.headers.get('x-tunnel-spooled')).toBeNull();
+        }
+        expect(spool.stats.pending).toBe(0);
+      } finally {
+        await new Promise<void>((resolve) => dropping.close(() => resolve()));
+      }
+    });
+
     it('keeps envelopes when ingest cannot be reached at all', async () => {
       const unreachable = 'http://publickey@127.0.0.1:1/7';
       const response = await forwardEnvelope(post(envelopeFor(unreachable)), { ...options, dsn: unreachable, spool });
