@@ -161,3 +161,39 @@ test('with no DSN the browser posts nothing to /monitoring', async ({ page }) =>
   await page.waitForLoadState('networkidle');
   expect(tunnelRequests).toEqual([]);
 });
+
+test.describe('browser extensions', () => {
+  // The page's CSP rightly refuses the eval that stands in here for an extension's own script.
+  test.use({ bypassCSP: true });
+
+  test('an error whose frames all come from an extension never reaches Sentry; one with an app frame among them does', async ({
+    page,
+    sink,
+  }) => {
+    await page.goto('/sentry-example-page');
+    await page.evaluate((origin) => {
+      const extension = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop';
+      // Scripts named as Chromium names an extension's content scripts, and one of the app's.
+      const run = (source: string, url: string) => (0, eval)(`${source}\n//# sourceURL=${url}`);
+      run(
+        "window.extensionHelper = function () { throw new Error('an extension called by the app failed'); };",
+        `${extension}/helper.js`,
+      );
+      run(
+        "setTimeout(function () { throw new Error('an extension failed on its own'); }, 0);",
+        `${extension}/content.js`,
+      );
+      run('setTimeout(function () { window.extensionHelper(); }, 50);', `${origin}/in-app.js`);
+    }, new URL(page.url()).origin);
+
+    const mixed = await sink.waitForErrorEvent(
+      (event) => exceptionValue(event) === 'an extension called by the app failed',
+    );
+    // Both frames, the extension's and the app's (the SDK names both `app:///…` by then).
+    const files = mixed.exception?.values?.[0]?.stacktrace?.frames?.map((frame) => frame.filename);
+    expect(files).toEqual(['app:///in-app.js', 'app:///helper.js']);
+    // The extension's own error happened first, and would have been sent first.
+    const events = await sink.errorEvents();
+    expect(events.filter((event) => exceptionValue(event) === 'an extension failed on its own')).toEqual([]);
+  });
+});

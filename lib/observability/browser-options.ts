@@ -4,6 +4,7 @@ import {
   makeFetchTransport,
   spotlightBrowserIntegration,
 } from '@sentry/nextjs';
+import { isBrowserExtensionError } from '@/lib/observability/event-filters';
 import { isReportingEnabled, type ReportingSettings, sharedSentryOptions } from '@/lib/observability/sentry-options';
 import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path.mjs';
 
@@ -26,5 +27,7 @@ export function browserSentryOptions(
     // browser is back online, or on the next page load.
     transport: (options) => makeBrowserOfflineTransport(makeFetchTransport)({ ...options, flushAtStartup: true }),
     integrations: spotlightUrl === undefined ? [] : [spotlightBrowserIntegration({ sidecarUrl: spotlightUrl })],
+    // The largest source of noise after "Script error.": errors of the user's browser extensions.
+    beforeSend: (event, hint) => (isBrowserExtensionError(event, hint.originalException) ? null : event),
   };
 }

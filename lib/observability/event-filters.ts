@@ -45,3 +45,35 @@ export function isNotFoundTrace(event: Event, notFoundPaths: ReadonlySet<string>
   const path = browserTracePath(event);
   return path !== undefined && notFoundPaths.has(path);
 }
+
+const EXTENSION_URL = /^(?:chrome|moz|safari|safari-web)-extension:\/\//;
+const EXTENSION_URL_ANYWHERE = /\b(?:chrome|moz|safari|safari-web)-extension:\/\//;
+// The file of each frame of a stack as browsers write it: `at f (url:1:2)`, `f@url:1:2`.
+const STACK_FILE = /\b([a-z][\w+.-]*:\/\/[^\s()]+?):\d+:\d+/gi;
+
+/** The files an error's own stack names, as the browser wrote them. */
+function stackFiles(error: unknown): string[] {
+  const stack = error instanceof Error ? error.stack : undefined;
+  return stack ? [...stack.matchAll(STACK_FILE)].map(([, file]) => file ?? '') : [];
+}
+
+/**
+ * An error that browser extensions threw, not the app: every frame that names a file names an
+ * extension's, or, with no frames at all, its message names one. One frame of the app's among
+ * them keeps the event: the app called into the extension, or the extension into the app. The
+ * error's own stack is read first: the SDK rewrites frame URLs (`app:///…`) before `beforeSend`.
+ */
+export function isBrowserExtensionError(event: Event, originalError?: unknown): boolean {
+  const values = event.exception?.values ?? [];
+  const eventFiles = values
+    .flatMap((value) => value.stacktrace?.frames ?? [])
+    .flatMap((frame) => {
+      const file = frame.abs_path ?? frame.filename;
+      return file && file !== '<anonymous>' ? [file] : [];
+    });
+  const fromStack = stackFiles(originalError);
+  const files = fromStack.length > 0 ? fromStack : eventFiles;
+  if (files.length > 0) return files.every((file) => EXTENSION_URL.test(file));
+  const text = [event.message, ...values.map((value) => value.value)].join(' ');
+  return EXTENSION_URL_ANYWHERE.test(text);
+}

@@ -1,0 +1,74 @@
+import type { Event } from '@sentry/core';
+import { browserSentryOptions } from '@/lib/observability/browser-options';
+import { isBrowserExtensionError } from '@/lib/observability/event-filters';
+
+function errorWithFrames(...files: string[]): Event {
+  return {
+    exception: {
+      values: [
+        { type: 'TypeError', value: 'x is undefined', stacktrace: { frames: files.map((filename) => ({ filename })) } },
+      ],
+    },
+  };
+}
+
+describe('isBrowserExtensionError', () => {
+  it.each([
+    'chrome-extension://abcdefghijklmnop/content.js',
+    'moz-extension://1234-5678/background.js',
+    'safari-extension://com.example.ext/script.js',
+    'safari-web-extension://ABCD-1234/inject.js',
+  ])('drops an error whose frames all come from an extension (%s)', (file) => {
+    expect(isBrowserExtensionError(errorWithFrames(file, file, '<anonymous>'))).toBe(true);
+  });
+
+  it('keeps an error with one frame of the app among extension frames', () => {
+    const mixed = errorWithFrames(
+      'chrome-extension://abcdefghijklmnop/content.js',
+      'http://localhost:3000/_next/static/chunks/app.js',
+      'chrome-extension://abcdefghijklmnop/content.js',
+    );
+    expect(isBrowserExtensionError(mixed)).toBe(false);
+  });
+
+  it('reads the error’s own stack, whose URLs the SDK has not yet rewritten', () => {
+    const rewritten = errorWithFrames('app:///content.js');
+    const fromExtension = Object.assign(new Error('x'), {
+      stack:
+        'Error: x\n    at run (chrome-extension://abcdefghijklmnop/content.js:1:46)\n    at moz-extension://1/b.js:2:3',
+    });
+    const fromApp = Object.assign(new Error('x'), {
+      stack:
+        'Error: x\n    at run (chrome-extension://abcdefghijklmnop/content.js:1:46)\n    at go (http://localhost:3000/app.js:9:1)',
+    });
+    expect(isBrowserExtensionError(rewritten, fromExtension)).toBe(true);
+    expect(isBrowserExtensionError(rewritten, fromApp)).toBe(false);
+  });
+
+  it('drops an error with no frames whose message names an extension, and keeps one that names none', () => {
+    expect(isBrowserExtensionError({ message: 'Failed to load chrome-extension://abc/x.js' })).toBe(true);
+    expect(isBrowserExtensionError({ exception: { values: [{ value: 'Extension context invalidated.' }] } })).toBe(
+      false,
+    );
+    expect(isBrowserExtensionError({ message: 'Something failed' })).toBe(false);
+  });
+});
+
+describe('the browser init', () => {
+  it('drops extension errors before they are sent, and sends the app’s', () => {
+    const options = browserSentryOptions(
+      {
+        dsn: 'https://k@o1.ingest.sentry.io/1',
+        environment: 't',
+        release: 'r',
+        tracesSampleRate: 0,
+        spotlightUrl: undefined,
+      },
+      new Set(),
+    );
+    const beforeSend = options?.beforeSend;
+    const app = errorWithFrames('http://localhost:3000/_next/static/chunks/app.js');
+    expect(beforeSend?.(errorWithFrames('moz-extension://1/a.js') as never, {})).toBeNull();
+    expect(beforeSend?.(app as never, {})).toBe(app);
+  });
+});
