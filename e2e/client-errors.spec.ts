@@ -163,7 +163,7 @@ test('with no DSN the browser posts nothing to /monitoring', async ({ page }) =>
 });
 
 test.describe('browser extensions', () => {
-  // The page's CSP rightly refuses the eval that stands in here for an extension's own script.
+  // The page's CSP rightly refuses the inline scripts that stand in here for an extension's own.
   test.use({ bypassCSP: true });
 
   test('an error whose frames all come from an extension never reaches Sentry; one with an app frame among them does', async ({
@@ -171,20 +171,19 @@ test.describe('browser extensions', () => {
     sink,
   }) => {
     await page.goto('/sentry-example-page');
-    await page.evaluate((origin) => {
-      const extension = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop';
-      // Scripts named as Chromium names an extension's content scripts, and one of the app's.
-      const run = (source: string, url: string) => (0, eval)(`${source}\n//# sourceURL=${url}`);
-      run(
-        "window.extensionHelper = function () { throw new Error('an extension called by the app failed'); };",
-        `${extension}/helper.js`,
-      );
-      run(
-        "setTimeout(function () { throw new Error('an extension failed on its own'); }, 0);",
-        `${extension}/content.js`,
-      );
-      run('setTimeout(function () { window.extensionHelper(); }, 50);', `${origin}/in-app.js`);
-    }, new URL(page.url()).origin);
+    const extension = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop';
+    const { origin } = new URL(page.url());
+    // Scripts named as Chromium names an extension's content scripts, and one of the app's.
+    const run = (source: string, url: string) => page.addScriptTag({ content: `${source}\n//# sourceURL=${url}` });
+    await run(
+      "window.extensionHelper = function () { throw new Error('an extension called by the app failed'); };",
+      `${extension}/helper.js`,
+    );
+    await run(
+      "setTimeout(function () { throw new Error('an extension failed on its own'); }, 0);",
+      `${extension}/content.js`,
+    );
+    await run('setTimeout(function () { window.extensionHelper(); }, 50);', `${origin}/in-app.js`);
 
     const mixed = await sink.waitForErrorEvent(
       (event) => exceptionValue(event) === 'an extension called by the app failed',
