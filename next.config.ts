@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { withSentryConfig } from '@sentry/nextjs/config';
 import type { NextConfig } from 'next';
 import { env, isProduction } from './lib/env';
@@ -19,6 +20,11 @@ const nextConfig: NextConfig = {
   // imports of it would otherwise load its ES module build beside the SDK's CommonJS one.
   serverExternalPackages: ['@sentry/nextjs'],
   distDir: env.NEXT_DIST_DIR,
+  // Every build makes source maps and gives each chunk a debug ID, the key by which Sentry finds
+  // a chunk's map. The maps stay in the build folder for an upload: scripts/build.mjs leaves them
+  // out of the standalone folder, and the upload below deletes them.
+  productionBrowserSourceMaps: true,
+  turbopack: { debugIds: true },
   deploymentId: env.DEPLOYMENT_ID,
   // Build-time values the browser needs; lib/public-env.ts reads them.
   env: {
@@ -44,7 +50,8 @@ const nextConfig: NextConfig = {
   },
 };
 
-// Without an auth token the build stays offline: no release is created, no source map uploaded.
+// Without an auth token the build stays offline: no release is created, no source map uploaded;
+// a deploy step can upload the kept maps later (README, "Connect a real Sentry project").
 const canUpload = env.SENTRY_AUTH_TOKEN !== undefined;
 
 export default withSentryConfig(nextConfig, {
@@ -53,8 +60,14 @@ export default withSentryConfig(nextConfig, {
   authToken: env.SENTRY_AUTH_TOKEN,
   org: env.SENTRY_ORG,
   project: env.SENTRY_PROJECT,
+  sentryUrl: env.SENTRY_URL,
   release: { name: release, create: canUpload, finalize: canUpload },
-  sourcemaps: { disable: !canUpload, deleteSourcemapsAfterUpload: true },
+  sourcemaps: {
+    disable: !canUpload,
+    deleteSourcemapsAfterUpload: true,
+    // The plugin's own pattern deletes only the browser's maps; the server's go too.
+    filesToDeleteAfterUpload: [`${resolve(env.NEXT_DIST_DIR).replaceAll('\\', '/')}/**/*.map`],
+  },
   // The hook only uploads source maps; without a token it would run for nothing.
   useRunAfterProductionCompileHook: canUpload,
   // Build-time injection of tracing channels into server dependencies (databases, queues): a

@@ -20,10 +20,12 @@ describe('parseEnv', () => {
       DEPLOYMENT_ID: 'dpl_2026-11-22.1',
       NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
       ENABLE_SENTRY_EXAMPLES: 'true',
+      SENTRY_URL: 'https://sentry.example.com/',
     });
     expect(env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE).toBe(0.1);
     expect(env.ENABLE_SENTRY_EXAMPLES).toBe(true);
     expect(env.DEPLOYMENT_ID).toBe('dpl_2026-11-22.1');
+    expect(env.SENTRY_URL).toBe('https://sentry.example.com/');
   });
 
   it.each([16, 24, 32])('accepts a server actions key of %i bytes', (bytes) => {
@@ -51,6 +53,8 @@ describe('parseEnv', () => {
     ['NEXT_SERVER_ACTIONS_ENCRYPTION_KEY', Buffer.alloc(32, 7).toString('base64').slice(0, -1)],
     ['NODE_ENV', 'staging'],
     ['NEXT_DIST_DIR', '../elsewhere'],
+    ['SENTRY_URL', 'sentry.example.com'],
+    ['SENTRY_URL', 'file:///etc/passwd'],
   ])('rejects %s=%j with a message naming the variable', (name, value) => {
     expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`Invalid environment variables:\\n  ${name}: `));
   });

@@ -94,6 +94,8 @@ const schema = z.object({
   SENTRY_AUTH_TOKEN: optionalString,
   SENTRY_ORG: optionalString,
   SENTRY_PROJECT: optionalString,
+  // A self-hosted Sentry's address for the upload; unset: sentry.io.
+  SENTRY_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
 });
 
 export type Env = z.output<typeof schema>;

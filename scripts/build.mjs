@@ -1,8 +1,9 @@
 // `npm run build`: `next build` with `output: 'standalone'`, then the standalone folder made
 // complete. Next leaves out the static files (meant for a CDN) and knows nothing of server.mjs and
-// the modules it imports (plain JavaScript, copied as they are).
+// the modules it imports (plain JavaScript, copied as they are). The source maps stay in the build
+// folder for an upload and never reach the standalone folder, the runtime image.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { distDir, standaloneDir } from './standalone.mjs';
@@ -13,7 +14,22 @@ const nextBin = join(dirname(nextPackage), JSON.parse(readFileSync(nextPackage, 
 const build = spawnSync(process.execPath, [nextBin, 'build', ...process.argv.slice(2)], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
-cpSync(join(distDir, 'static'), join(standaloneDir, distDir, 'static'), { recursive: true });
+const isSourceMap = (file) => file.endsWith('.map');
+const shippedStatic = join(standaloneDir, distDir, 'static');
+cpSync(join(distDir, 'static'), shippedStatic, { recursive: true, filter: (file) => !isSourceMap(file) });
+// Next's own copy of the server files brings their maps along.
+for (const file of readdirSync(join(standaloneDir, distDir), { recursive: true, encoding: 'utf8' })) {
+  if (isSourceMap(file)) rmSync(join(standaloneDir, distDir, file));
+}
+// A browser's developer tools would ask for the maps the comments name, and get 404s; Sentry's
+// upload strips the comments the same way. The debug IDs stay: they are how Sentry finds a map.
+for (const file of readdirSync(shippedStatic, { recursive: true, encoding: 'utf8' })) {
+  if (!/\.(js|css)$/.test(file)) continue;
+  const path = join(shippedStatic, file);
+  const text = readFileSync(path, 'utf8');
+  const stripped = text.replace(/\n\/[/*][#@] sourceMappingURL=[^\n]*\n?$/, '');
+  if (stripped !== text) writeFileSync(path, stripped);
+}
 if (existsSync('public')) cpSync('public', join(standaloneDir, 'public'), { recursive: true });
 /** `entry` and the modules it imports by relative path, and theirs. */
 function withRelativeImports(entry, found = new Set()) {
