@@ -78,7 +78,7 @@ test("every chunk the server runs or serves that holds the app's code carries a 
 });
 
 test('the runtime image holds no source map, and what it serves names none', () => {
-  const files = readdirSync(shippedDir, { recursive: true, encoding: 'utf8' });
+  const files = readdirSync(join(distDir, 'standalone'), { recursive: true, encoding: 'utf8' });
   expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
   const served = scriptsBelow(join(shippedDir, 'static'));
   expect(served.length).toBeGreaterThan(0);

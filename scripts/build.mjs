@@ -11,21 +11,41 @@ import { distDir, standaloneDir } from './standalone.mjs';
 // Next's CLI as its package.json names it.
 const nextPackage = createRequire(import.meta.url).resolve('next/package.json');
 const nextBin = join(dirname(nextPackage), JSON.parse(readFileSync(nextPackage, 'utf8')).bin.next);
-const build = spawnSync(process.execPath, [nextBin, 'build', ...process.argv.slice(2)], { stdio: 'inherit' });
+// With a token, Sentry's plugin uploads through the Sentry CLI's code, which would also report its
+// own usage to sentry.io and ask GitHub for a newer version; `telemetry: false` covers neither.
+const quietCli = { SENTRY_CLI_NO_TELEMETRY: '1', SENTRY_CLI_NO_UPDATE_CHECK: '1' };
+const build = spawnSync(process.execPath, [nextBin, 'build', ...process.argv.slice(2)], {
+  stdio: 'inherit',
+  env: { ...quietCli, ...process.env },
+});
 if (build.status !== 0) process.exit(build.status ?? 1);
+
+/**
+ * Paths of the files below `folder`. Symbolic links are not followed: Next links packages it
+ * keeps external from the build folder into the project's own node_modules.
+ * @param {string} folder
+ * @returns {string[]}
+ */
+function filesBelow(folder) {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) return filesBelow(path);
+    return entry.isFile() ? [path] : [];
+  });
+}
 
 const isSourceMap = (file) => file.endsWith('.map');
 const shippedStatic = join(standaloneDir, distDir, 'static');
 cpSync(join(distDir, 'static'), shippedStatic, { recursive: true, filter: (file) => !isSourceMap(file) });
-// Next's own copy of the server files brings their maps along.
-for (const file of readdirSync(join(standaloneDir, distDir), { recursive: true, encoding: 'utf8' })) {
-  if (isSourceMap(file)) rmSync(join(standaloneDir, distDir, file));
+// Next's copy of the server files brings their maps along, and its copy of the server's
+// node_modules the packages' own; nothing at run time reads them.
+for (const path of filesBelow(standaloneDir)) {
+  if (isSourceMap(path)) rmSync(path);
 }
 // A browser's developer tools would ask for the maps the comments name, and get 404s; Sentry's
 // upload strips the comments the same way. The debug IDs stay: they are how Sentry finds a map.
-for (const file of readdirSync(shippedStatic, { recursive: true, encoding: 'utf8' })) {
-  if (!/\.(js|css)$/.test(file)) continue;
-  const path = join(shippedStatic, file);
+for (const path of filesBelow(shippedStatic)) {
+  if (!/\.(js|css)$/.test(path)) continue;
   const text = readFileSync(path, 'utf8');
   const stripped = text.replace(/\n\/[/*][#@] sourceMappingURL=[^\n]*\n?$/, '');
   if (stripped !== text) writeFileSync(path, stripped);

@@ -31,10 +31,22 @@ export function holdsAppCode(map: SourceMap): boolean {
   return sourcesOf(map).some((source) => APP_SOURCE.test(source));
 }
 
+/**
+ * Every file below `folder` whose name ends with `suffix`, as paths relative to it. Symbolic links
+ * are not followed: Next links the packages it keeps external into the project's node_modules.
+ */
+export function filesBelow(folder: string, suffix: string, prefix = ''): string[] {
+  if (!existsSync(join(folder, prefix))) return [];
+  return readdirSync(join(folder, prefix), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(prefix, entry.name);
+    if (entry.isDirectory()) return filesBelow(folder, suffix, path);
+    return entry.isFile() && entry.name.endsWith(suffix) ? [path] : [];
+  });
+}
+
 /** Every `.js` file below `folder`, as paths relative to it. */
 export function scriptsBelow(folder: string): string[] {
-  if (!existsSync(folder)) return [];
-  return readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.js'));
+  return filesBelow(folder, '.js');
 }
 
 /** The map a built chunk names in its `sourceMappingURL` comment, if it names one that exists. */
@@ -49,9 +61,7 @@ export function mapsByDebugId(distDir: string): Map<string, SourceMap> {
   const maps = new Map<string, SourceMap>();
   for (const folder of ['static', 'server']) {
     const root = join(distDir, folder);
-    if (!existsSync(root)) continue;
-    for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' })) {
-      if (!file.endsWith('.js.map')) continue;
+    for (const file of filesBelow(root, '.js.map')) {
       const map = JSON.parse(readFileSync(join(root, file), 'utf8')) as SourceMap;
       if (map.debugId !== undefined) maps.set(map.debugId, map);
     }
