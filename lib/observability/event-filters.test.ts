@@ -45,6 +45,36 @@ describe('isBrowserExtensionError', () => {
     expect(isBrowserExtensionError(rewritten, fromApp)).toBe(false);
   });
 
+  it('does not count the SDK’s own wrapper of a timer, the outermost frame, as the app’s', () => {
+    const fromExtension = new Error('an extension failed on its own');
+    fromExtension.stack = [
+      'Error: an extension failed on its own',
+      '    at chrome-extension://abcdefghijklmnop/content.js:1:20',
+      '    at n (https://app.example/_next/static/chunks/0abc.js:15:4985)',
+    ].join('\n');
+    const caughtBySdk: Event = {
+      exception: {
+        values: [
+          {
+            value: 'an extension failed on its own',
+            mechanism: { type: 'auto.browser.browserapierrors.setTimeout', handled: false },
+            stacktrace: {
+              frames: [{ filename: 'app:///_next/static/chunks/0abc.js' }, { filename: 'app:///content.js' }],
+            },
+          },
+        ],
+      },
+    };
+    expect(isBrowserExtensionError(caughtBySdk, fromExtension)).toBe(true);
+    // Caught anywhere else, the same outermost frame is the app's.
+    const caughtByHandler = structuredClone(caughtBySdk);
+    (caughtByHandler.exception?.values?.[0] ?? {}).mechanism = {
+      type: 'auto.browser.global_handlers.onerror',
+      handled: false,
+    };
+    expect(isBrowserExtensionError(caughtByHandler, fromExtension)).toBe(false);
+  });
+
   it('drops an error with no frames whose message names an extension, and keeps one that names none', () => {
     expect(isBrowserExtensionError({ message: 'Failed to load chrome-extension://abc/x.js' })).toBe(true);
     expect(isBrowserExtensionError({ exception: { values: [{ value: 'Extension context invalidated.' }] } })).toBe(

@@ -57,11 +57,17 @@ function stackFiles(error: unknown): string[] {
   return stack ? [...stack.matchAll(STACK_FILE)].map(([, file]) => file ?? '') : [];
 }
 
+// How the SDK marks an error it caught in its own wrapper of a browser API (timers, event
+// listeners, animation frames): that wrapper, in the app's bundle, is the stack's outermost frame.
+const SDK_WRAPPER_MECHANISM = /^auto\.browser\.browserapierrors\./;
+
 /**
  * An error that browser extensions threw, not the app: every frame that names a file names an
  * extension's, or, with no frames at all, its message names one. One frame of the app's among
  * them keeps the event: the app called into the extension, or the extension into the app. The
  * error's own stack is read first: the SDK rewrites frame URLs (`app:///…`) before `beforeSend`.
+ * When the SDK caught the error in its wrapper, the wrapper's frame is not the app's; the SDK's
+ * own check for it reads a function name the minifier has changed.
  */
 export function isBrowserExtensionError(event: Event, originalError?: unknown): boolean {
   const values = event.exception?.values ?? [];
@@ -71,7 +77,9 @@ export function isBrowserExtensionError(event: Event, originalError?: unknown): 
       const file = frame.abs_path ?? frame.filename;
       return file && file !== '<anonymous>' ? [file] : [];
     });
-  const fromStack = stackFiles(originalError);
+  const isCaughtInSdkWrapper = values.some((value) => SDK_WRAPPER_MECHANISM.test(value.mechanism?.type ?? ''));
+  // Innermost first, as browsers write it.
+  const fromStack = stackFiles(originalError).slice(0, isCaughtInSdkWrapper ? -1 : undefined);
   const files = fromStack.length > 0 ? fromStack : eventFiles;
   if (files.length > 0) return files.every((file) => EXTENSION_URL.test(file));
   const text = [event.message, ...values.map((value) => value.value)].join(' ');
