@@ -6,6 +6,7 @@ import { resolveBuildRelease } from './lib/observability/build-release';
 import { ACTION_BODY_LIMIT_BYTES } from './lib/security/action-guard';
 import { developmentPolicy } from './lib/security/content-security-policy';
 import { securityHeaders } from './lib/security/headers';
+import { DEV_TUNNEL_ROUTE } from './lib/tunnel/tunnel-path';
 
 const release = resolveBuildRelease(env.SENTRY_RELEASE);
 
@@ -30,7 +31,12 @@ const nextConfig: NextConfig = {
   env: {
     NEXT_PUBLIC_SENTRY_RELEASE: release ?? '',
     NEXT_PUBLIC_SENTRY_ENVIRONMENT: env.SENTRY_ENVIRONMENT ?? '',
+    SENTRY_TUNNEL_PATH: env.SENTRY_TUNNEL_PATH,
   },
+  // In production server.mjs answers the tunnel's path before Next routes anything.
+  ...(isProduction
+    ? {}
+    : { rewrites: async () => ({ beforeFiles: [{ source: env.SENTRY_TUNNEL_PATH, destination: DEV_TUNNEL_ROUTE }] }) }),
   headers: async () => [
     {
       source: '/:path*',

@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import next from 'next';
 import { BUILD_CONFIG_FILE, buildConfigFrom, STANDALONE_CONFIG_VARIABLE } from './lib/framework-internals.mjs';
 import { appServer, markDraining, runWithClientAddress } from './lib/server/seam.mjs';
-import { TUNNEL_PATH } from './lib/tunnel/tunnel-path.mjs';
 
 /** @typedef {import('./lib/server/seam.mjs').AppServer} AppServer */
 
@@ -162,7 +161,12 @@ const server = createServer(
       if (isShuttingDown) {
         response.setHeader('connection', 'close');
       }
-      if (request.method === 'POST' && request.url?.split('?')[0] === TUNNEL_PATH) {
+      if (request.url?.split('?')[0] === app.tunnelPath) {
+        if (request.method !== 'POST') {
+          response.writeHead(405, { allow: 'POST', 'content-type': 'text/plain; charset=utf-8' });
+          response.end('Method not allowed: the tunnel takes POST');
+          return;
+        }
         answerTunnel(request, response).catch(() => {
           if (!response.headersSent) response.writeHead(400);
           response.end();

@@ -1,5 +1,5 @@
 import type { ReportingStatus } from '@/lib/observability/reporting-status';
-import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path.mjs';
+import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
 
 export type StatusFactsProps = {
   renderedAt: string;

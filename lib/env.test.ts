@@ -7,6 +7,11 @@ describe('parseEnv', () => {
     expect(env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE).toBe(0);
     expect(env.ENABLE_SENTRY_EXAMPLES).toBeUndefined();
     expect(env.NEXT_DIST_DIR).toBe('.next');
+    expect(env.SENTRY_TUNNEL_PATH).toBe('/monitoring');
+  });
+
+  it.each(['/relay', '/t', '/e-2-e', '/apis'])('accepts the tunnel path %s', (path) => {
+    expect(parseEnv({ SENTRY_TUNNEL_PATH: path }).SENTRY_TUNNEL_PATH).toBe(path);
   });
 
   it('reads a full, valid configuration', () => {
@@ -55,6 +60,13 @@ describe('parseEnv', () => {
     ['NEXT_DIST_DIR', '../elsewhere'],
     ['SENTRY_URL', 'sentry.example.com'],
     ['SENTRY_URL', 'file:///etc/passwd'],
+    ['SENTRY_TUNNEL_PATH', 'monitoring'],
+    ['SENTRY_TUNNEL_PATH', '/api'],
+    ['SENTRY_TUNNEL_PATH', '/_next'],
+    ['SENTRY_TUNNEL_PATH', '/a/b'],
+    ['SENTRY_TUNNEL_PATH', '/Relay'],
+    ['SENTRY_TUNNEL_PATH', '/relay?x=1'],
+    ['SENTRY_TUNNEL_PATH', '/'],
   ])('rejects %s=%j with a message naming the variable', (name, value) => {
     expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`Invalid environment variables:\\n  ${name}: `));
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 // Relative, not `@/`: next.config.ts imports this module, and its loader knows no path aliases.
 import { publicVariables } from './public-env';
+import { DEFAULT_TUNNEL_PATH } from './tunnel/tunnel-path';
 
 // The one module that reads the server's environment. next.config.ts imports it, so a bad value
 // stops `next build` and `next start` with the variable's name. Browser code cannot afford zod
@@ -72,6 +73,15 @@ const schema = z.object({
   ),
   NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: encryptionKey,
   ENABLE_SENTRY_EXAMPLES: flag,
+  SENTRY_TUNNEL_PATH: optionalString.pipe(
+    z
+      .string()
+      .regex(
+        /^\/(?!api$)[a-z0-9][a-z0-9-]{0,62}$/,
+        'must be one path segment such as /monitoring: "/", then lowercase letters, digits or "-" (not /api)',
+      )
+      .default(DEFAULT_TUNNEL_PATH),
+  ),
   SENTRY_TUNNEL_MAX_BYTES: positiveInt(1024 * 1024, 1024),
   SENTRY_TUNNEL_TIMEOUT_MS: positiveInt(5_000, 100),
   SENTRY_TUNNEL_RATE_LIMIT: positiveInt(120, 1),

@@ -1,5 +1,6 @@
-// What the browser may know, fixed at build time: the one place the `NEXT_PUBLIC_*` variables are
-// read. Next inlines each `process.env.NEXT_PUBLIC_*` only where it is written out by name, here.
+// What the browser may know, fixed at build time: the one place the `NEXT_PUBLIC_*` variables, and
+// SENTRY_TUNNEL_PATH (passed on by next.config.ts's `env`), are read. Next inlines each such
+// `process.env.*` only where it is written out by name, here.
 // No zod (first-load JS budget): lib/env.ts validates the same values, read from here, when
 // next.config.ts loads, so a bad one stops the build. NEXT_PUBLIC_SENTRY_RELEASE and
 // NEXT_PUBLIC_SENTRY_ENVIRONMENT are derived by next.config.ts, not set by hand.
@@ -17,6 +18,7 @@ export const publicVariables = {
   NEXT_PUBLIC_SENTRY_DSN: setting(process.env.NEXT_PUBLIC_SENTRY_DSN),
   NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: setting(process.env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE),
   NEXT_PUBLIC_SENTRY_SPOTLIGHT: setting(process.env.NEXT_PUBLIC_SENTRY_SPOTLIGHT),
+  SENTRY_TUNNEL_PATH: setting(process.env.SENTRY_TUNNEL_PATH),
 };
 
 export const publicEnv = {

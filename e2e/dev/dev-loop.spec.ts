@@ -119,3 +119,13 @@ test('each error of the example page reaches Spotlight exactly once', async ({ p
   });
   expect(cspViolations).toEqual([]);
 });
+
+test("under npm run dev the tunnel's path reaches the tunnel, which without a DSN says so", async ({
+  devServer,
+  request,
+}) => {
+  expect(devServer.output()).not.toContain('Error');
+  const response = await request.post('/monitoring', { data: '{}\n{"type":"event"}\n{}' });
+  expect(response.status()).toBe(404);
+  expect(await response.text()).toBe('Error reporting is not configured');
+});

@@ -6,7 +6,7 @@ import {
 } from '@sentry/nextjs';
 import { isBrowserExtensionError } from '@/lib/observability/event-filters';
 import { isReportingEnabled, type ReportingSettings, sharedSentryOptions } from '@/lib/observability/sentry-options';
-import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path.mjs';
+import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
 
 /**
  * Options for the browser init, or undefined when there is nowhere to report to. `notFoundPaths`:

@@ -5,6 +5,7 @@ import { startContentSecurityPolicy } from '@/lib/security/page-policies';
 import { provideAppServer } from '@/lib/server/seam.mjs';
 import { textResponse } from '@/lib/server/text-response';
 import { startTunnel } from '@/lib/tunnel/lifecycle';
+import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
 
 /** Whether `work` settled true within `timeoutMs`. */
 function isDoneWithin(work: Promise<boolean>, timeoutMs: number): Promise<boolean> {
@@ -22,6 +23,7 @@ export function startAppServer(): void {
   const policyFor = isProduction ? startContentSecurityPolicy(env.NEXT_DIST_DIR) : undefined;
   const tunnel = startTunnel();
   provideAppServer({
+    tunnelPath: TUNNEL_PATH,
     handleTunnel: async (request) => {
       try {
         return await tunnel.handle(request);

@@ -21,7 +21,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
  * @typedef {object} AppServer what the app's instrumentation hook hands server.mjs at start-up
- * @property {(request: TunnelRequest) => Promise<Response>} handleTunnel answers the browser's POST of an envelope (lib/tunnel/tunnel-path.mjs)
+ * @property {string} tunnelPath where the browser posts its envelopes (lib/tunnel/tunnel-path.ts)
+ * @property {(request: TunnelRequest) => Promise<Response>} handleTunnel answers the browser's POST of an envelope
  * @property {((url: string, method: string, cookie: string | undefined) => PagePolicy) | undefined} policyFor
  *   each production page's CSP, from the build; undefined under `next dev`
  * @property {<T>(work: () => T) => T} isolate runs one request's work in its own Sentry scope

@@ -75,7 +75,7 @@ function tunnelOptions(): TunnelOptions {
 /**
  * At start-up (the instrumentation hook, once per process): the tunnel, its spool resuming what an
  * earlier run kept. server.mjs answers POST TUNNEL_PATH with it directly, without Next's routing
- * (docs/reliability.md); under `next dev`, app/monitoring/route.ts does.
+ * (docs/reliability.md); under `next dev`, app/api/dev-tunnel/route.ts does.
  */
 export function startTunnel(): Tunnel {
   const options = tunnelOptions();
