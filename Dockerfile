@@ -28,6 +28,8 @@ ARG DEPLOYMENT_ID=""
 ARG HSTS_MAX_AGE_SECONDS=""
 ARG SENTRY_ORG=""
 ARG SENTRY_PROJECT=""
+ARG SENTRY_URL=""
+ARG SENTRY_TUNNEL_PATH=""
 # The server actions key and the Sentry auth token (source-map upload) are secrets: build
 # secrets, never a layer. Without a token the build uploads nothing and makes no network call.
 RUN --mount=type=secret,id=actions_key,required=false \
