@@ -124,8 +124,10 @@ test("under npm run dev the tunnel's path reaches the tunnel, which without a DS
   devServer,
   request,
 }) => {
-  expect(devServer.output()).not.toContain('Error');
+  expect(devServer.output()).toContain('Ready');
   const response = await request.post('/monitoring', { data: '{}\n{"type":"event"}\n{}' });
+  // The tunnel's plain-text refusal, not the not-found page: the rewrite led the request there.
   expect(response.status()).toBe(404);
+  expect(response.headers()['content-type']).toContain('text/plain');
   expect(await response.text()).toBe('Error reporting is not configured');
 });
