@@ -1,9 +1,10 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { startSentryApiStandIn } from '../scripts/sentry-api-stand-in.mjs';
+import { buildApp } from './support/app-process';
 import { expect, test } from './support/fixtures';
 import { APP_BUILD_ENV, SENTRY_DSN } from './support/servers';
 import { debugIdOf, filesBelow, type SourceMap, scriptsBelow, sourcesOf } from './support/source-maps';
@@ -77,20 +78,6 @@ function expectEveryShippedChunkUploaded(buildDir: string, standIn: StandIn) {
   expect(standIn.received.unhandled).toEqual([]);
 }
 
-function run(command: string, args: string[], options: { cwd?: string; env: Record<string, string> }) {
-  return new Promise<{ code: number | null; output: string }>((done) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env } });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.on('exit', (code) => done({ code, output }));
-  });
-}
-
 let standIn: StandIn;
 let configDir: string;
 
@@ -107,13 +94,11 @@ test.afterEach(async () => {
 test('npm run build with SENTRY_AUTH_TOKEN uploads the maps of every shipped chunk, makes the release, and keeps no .map', async () => {
   test.setTimeout(300_000);
   const distDir = '.next-upload';
-  const build = await run('node', ['scripts/build.mjs'], {
-    env: {
-      ...uploadEnv(standIn, configDir),
-      NEXT_DIST_DIR: distDir,
-      NEXT_PUBLIC_SENTRY_DSN: SENTRY_DSN,
-      SENTRY_RELEASE: 'upload-release',
-    },
+  const build = await buildApp({
+    ...uploadEnv(standIn, configDir),
+    NEXT_DIST_DIR: distDir,
+    NEXT_PUBLIC_SENTRY_DSN: SENTRY_DSN,
+    SENTRY_RELEASE: 'upload-release',
   });
   expect(build.code, build.output).toBe(0);
 

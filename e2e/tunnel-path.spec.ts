@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { type AppProcess, startApp } from './support/app-process';
+import { type AppProcess, buildApp, startApp } from './support/app-process';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
 import { APP_BUILD_ENV } from './support/servers';
@@ -9,19 +8,7 @@ import { exceptionValue } from './support/sink';
 const DIST_DIR = '.next-relay';
 const TUNNEL_PATH = '/relay';
 
-function build(env: Record<string, string>) {
-  return new Promise<{ code: number | null; output: string }>((done) => {
-    const child = spawn('node', ['scripts/build.mjs'], { env: { ...process.env, ...APP_BUILD_ENV, ...env } });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.on('exit', (code) => done({ code, output }));
-  });
-}
+const build = (env: Record<string, string>) => buildApp({ ...APP_BUILD_ENV, ...env });
 
 test.describe.configure({ mode: 'serial' });
 

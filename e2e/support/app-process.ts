@@ -79,3 +79,17 @@ export async function runAppUntilExit(
   clearTimeout(timer);
   return { code, output: output() };
 }
+
+/** `npm run build` (scripts/build.mjs) with `env` over the caller's environment; its output kept. */
+export function buildApp(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((done) => {
+    const child = spawn('node', ['scripts/build.mjs'], { env: { ...process.env, ...env } });
+    let output = '';
+    const keep = (chunk: Buffer) => {
+      output += chunk.toString();
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    child.on('exit', (code) => done({ code, output }));
+  });
+}
