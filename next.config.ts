@@ -20,6 +20,11 @@ const nextConfig: NextConfig = {
   // either way (docs/performance.md). @sentry/core stays bundled: our own
   // imports of it would otherwise load its ES module build beside the SDK's CommonJS one.
   serverExternalPackages: ['@sentry/nextjs'],
+  // With tracing, the SDK registers a module hook (Node's `module.register`) that makes database,
+  // queue and cache clients emit tracing channels. The hook is an ES module it loads by path, which
+  // Next's file tracing cannot see: without this the standalone server warns at start-up and
+  // those clients' spans are silently missing.
+  outputFileTracingIncludes: { '/*': ['./node_modules/@sentry/server-runtime-injection/build/esm/**/*.js'] },
   distDir: env.NEXT_DIST_DIR,
   // Every build makes source maps and gives each chunk a debug ID, the key by which Sentry finds
   // a chunk's map. The maps stay in the build folder for an upload: scripts/build.mjs leaves them

@@ -1,4 +1,5 @@
 import type { Event } from '@sentry/core';
+import { startApp } from './support/app-process';
 import { expect, test } from './support/fixtures';
 
 type StreamedSpan = { name?: string; attributes?: Record<string, { value?: unknown } | undefined> };
@@ -35,4 +36,17 @@ test('visiting an unknown URL sends no not-found trace, as a transaction or as s
 
   const spans = (await sink.items<{ items?: StreamedSpan[] }>('span')).flatMap((container) => container.items ?? []);
   expect(spans.filter((span) => notFoundName.test(span.name ?? '')).map((span) => span.name)).toEqual([]);
+});
+
+test("the traced standalone server registers the SDK's diagnostics-channel hooks, without a warning", async ({
+  request,
+}) => {
+  const app = await startApp(3111, 'channels');
+  try {
+    expect((await request.get(`${app.url}/status`)).status()).toBe(200);
+    expect(app.output()).not.toContain('Failed to register diagnostics-channel injection hooks');
+    expect(app.output()).toContain('Ready on');
+  } finally {
+    await app.stop();
+  }
 });
