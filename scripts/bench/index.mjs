@@ -17,8 +17,12 @@ import { startProcess, stopAll, waitForUrl } from './processes.mjs';
 const argv = process.argv.slice(2);
 // Server runs: a p99 on two cores moves by 15 % between runs of the same code, so five of them.
 const REPS = Number(argv[argv.indexOf('--reps') + 1]) || 5;
-// Lighthouse and the traced server vary less, and their figures are not held to a p99 budget.
+// The traced server varies less, and its figures are not held to a p99 budget.
 const FEWER_REPS = Math.min(REPS, 3);
+// Lighthouse's TBT moved from 0.5x to 2.4x of the baseline's between runs of the same code with
+// three runs each: its budgets read medians of more runs, against the baseline's own spread
+// (docs/performance.md, "How the Lighthouse budgets were chosen").
+const LIGHTHOUSE_REPS = Math.max(REPS, 5);
 const SHOULD_BUILD = !argv.includes('--no-build');
 const SHOULD_CHECK = argv.includes('--check');
 
@@ -239,7 +243,7 @@ async function lighthouse(port, path) {
 
 const results = {
   date: new Date().toISOString(),
-  machine: { node: process.version, reps: REPS, lighthouseAndTracedReps: FEWER_REPS },
+  machine: { node: process.version, reps: REPS, tracedReps: FEWER_REPS, lighthouseReps: LIGHTHOUSE_REPS },
   build: { clean: { app: [], baseline: [] }, cached: { app: [], baseline: [] } },
   startupMs: { app: [], baseline: [] },
   idleRss: { app: [], baseline: [] },
@@ -303,9 +307,10 @@ try {
       results.firstLoadJs[name][path] = await firstLoadJs(targets[name].port, path);
     }
   }
-  for (let rep = 0; rep < FEWER_REPS; rep++) {
+  for (let rep = 0; rep < LIGHTHOUSE_REPS; rep++) {
     for (const path of PAGES) {
-      for (const name of ['app', 'baseline']) {
+      // Which goes first alternates: the second of a pair meets a warmer machine.
+      for (const name of rep % 2 === 0 ? ['app', 'baseline'] : ['baseline', 'app']) {
         results.lighthouse[name][path].push(await lighthouse(targets[name].port, path));
       }
     }
@@ -326,7 +331,9 @@ try {
 // Medians and ratios.
 const perSecond = (name, path) => median(results.throughput[name][path].map((run) => run.perSecond));
 const p99 = (name, path) => median(results.throughput[name][path].map((run) => run.p99));
-const lighthouseMedian = (name, path, key) => median(results.lighthouse[name][path].map((run) => run[key]));
+const lighthouseRuns = (name, path, key) => results.lighthouse[name][path].map((run) => run[key]);
+const lighthouseMedian = (name, path, key) => median(lighthouseRuns(name, path, key));
+const spread = (values) => ({ min: Math.min(...values), max: Math.max(...values) });
 const summary = {
   firstLoadJs: results.firstLoadJs,
   throughput: Object.fromEntries(
@@ -354,8 +361,10 @@ const summary = {
           path,
           {
             score: lighthouseMedian(name, path, 'score'),
+            scoreSpread: spread(lighthouseRuns(name, path, 'score')),
             lcpMs: lighthouseMedian(name, path, 'lcpMs'),
             tbtMs: lighthouseMedian(name, path, 'tbtMs'),
+            tbtSpread: spread(lighthouseRuns(name, path, 'tbtMs')),
           },
         ]),
       ),
@@ -419,18 +428,23 @@ if (summary.buildSeconds) {
 
 for (const path of PAGES) {
   const { app, baseline } = summary.lighthouse;
+  const range = ({ min, max }, unit = '') => `${min.toFixed(0)}-${max.toFixed(0)}${unit}`;
   row(`Lighthouse score ${path}`, app[path].score, baseline[path].score, '', 0);
   row(`Lighthouse LCP ${path}`, app[path].lcpMs, baseline[path].lcpMs, 'ms', 0);
   row(`Lighthouse TBT ${path}`, app[path].tbtMs, baseline[path].tbtMs, 'ms', 0);
+  console.log(
+    `  ${LIGHTHOUSE_REPS} runs each: score ${range(app[path].scoreSpread)} vs ${range(baseline[path].scoreSpread)},` +
+      ` TBT ${range(app[path].tbtSpread, ' ms')} vs ${range(baseline[path].tbtSpread, ' ms')}`,
+  );
   budget(
-    `Lighthouse score of ${path} at least the baseline's`,
-    app[path].score >= baseline[path].score,
+    `Lighthouse score of ${path} at least the baseline's minus 2 (medians)`,
+    app[path].score >= baseline[path].score - 2,
     `${app[path].score} vs ${baseline[path].score}`,
   );
   budget(
-    `Lighthouse TBT of ${path} at most 1.1x`,
-    app[path].tbtMs <= 1.1 * baseline[path].tbtMs,
-    `${app[path].tbtMs.toFixed(0)} ms vs ${baseline[path].tbtMs.toFixed(0)} ms`,
+    `Lighthouse TBT of ${path} within the baseline's own spread (median vs its slowest run)`,
+    app[path].tbtMs <= baseline[path].tbtSpread.max,
+    `${app[path].tbtMs.toFixed(0)} ms vs ${baseline[path].tbtSpread.max.toFixed(0)} ms`,
   );
 }
 row(
