@@ -436,10 +436,13 @@ for (const path of PAGES) {
     `  ${LIGHTHOUSE_REPS} runs each: score ${range(app[path].scoreSpread)} vs ${range(baseline[path].scoreSpread)},` +
       ` TBT ${range(app[path].tbtSpread, ' ms')} vs ${range(baseline[path].tbtSpread, ' ms')}`,
   );
+  // On a quiet machine the baseline's runs lie within a point or two; on a busy one its own runs
+  // spread wider than any change we make, and its worst run is the bar.
+  const scoreBar = Math.min(baseline[path].score - 2, baseline[path].scoreSpread.min);
   budget(
-    `Lighthouse score of ${path} at least the baseline's minus 2 (medians)`,
-    app[path].score >= baseline[path].score - 2,
-    `${app[path].score} vs ${baseline[path].score}`,
+    `Lighthouse score of ${path} at least the baseline's minus 2, or its worst run (medians)`,
+    app[path].score >= scoreBar,
+    `${app[path].score} vs ${baseline[path].score} (bar ${scoreBar})`,
   );
   budget(
     `Lighthouse TBT of ${path} within the baseline's own spread (median vs its slowest run)`,
