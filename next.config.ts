@@ -7,8 +7,10 @@ import { ACTION_BODY_LIMIT_BYTES } from './lib/security/action-guard';
 import { developmentPolicy } from './lib/security/content-security-policy';
 import { securityHeaders } from './lib/security/headers';
 import { DEV_TUNNEL_ROUTE } from './lib/tunnel/tunnel-path';
+import { assertTunnelPathIsFree } from './lib/tunnel/tunnel-path-check';
 
 const release = resolveBuildRelease(env.SENTRY_RELEASE);
+assertTunnelPathIsFree(env.SENTRY_TUNNEL_PATH, process.cwd());
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,

@@ -66,8 +66,14 @@ test('with SENTRY_TUNNEL_PATH=/relay the browser reports through /relay, and /mo
   expect(messages).not.toContain('dev route');
 });
 
-test('a tunnel path that is not one plain path segment stops the build, naming SENTRY_TUNNEL_PATH', async () => {
-  const built = await build({ NEXT_DIST_DIR: '.next-relay-refused', SENTRY_TUNNEL_PATH: '/api' });
-  expect(built.code).not.toBe(0);
-  expect(built.output).toContain('SENTRY_TUNNEL_PATH: must be one path segment');
+test('a tunnel path that is not one plain segment, or that a page already has, stops the build, naming SENTRY_TUNNEL_PATH', async () => {
+  const refusals = [
+    { path: '/api', message: 'SENTRY_TUNNEL_PATH: must be one path segment' },
+    { path: '/status', message: 'SENTRY_TUNNEL_PATH: /status is taken by app/status' },
+  ];
+  for (const { path, message } of refusals) {
+    const built = await build({ NEXT_DIST_DIR: '.next-relay-refused', SENTRY_TUNNEL_PATH: path });
+    expect(built.code, path).not.toBe(0);
+    expect(built.output).toContain(message);
+  }
 });

@@ -1,0 +1,28 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { assertTunnelPathIsFree } from '@/lib/tunnel/tunnel-path-check';
+
+describe('assertTunnelPathIsFree', () => {
+  let project: string;
+
+  beforeEach(() => {
+    project = mkdtempSync(join(tmpdir(), 'tunnel-path-'));
+    mkdirSync(join(project, 'app', 'status'), { recursive: true });
+    mkdirSync(join(project, 'public'));
+    writeFileSync(join(project, 'public', 'feed'), '');
+  });
+
+  afterEach(() => rmSync(project, { recursive: true, force: true }));
+
+  it('accepts a path no route or public file uses', () => {
+    expect(() => assertTunnelPathIsFree('/relay', project)).not.toThrow();
+  });
+
+  it.each([
+    ['/status', 'app/status'],
+    ['/feed', 'public/feed'],
+  ])('refuses %s, which %s would answer, naming the variable', (path, taken) => {
+    expect(() => assertTunnelPathIsFree(path, project)).toThrow(`SENTRY_TUNNEL_PATH: ${path} is taken by ${taken}`);
+  });
+});
