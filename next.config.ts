@@ -21,7 +21,9 @@ const nextConfig: NextConfig = {
   // (instrumentation and route handlers) slowed the build, for a server that loads it the same
   // either way (docs/performance.md). @sentry/core stays bundled: our own
   // imports of it would otherwise load its ES module build beside the SDK's CommonJS one.
-  serverExternalPackages: ['@sentry/nextjs'],
+  // OpenTelemetry's API is the SDK's own copy, so that lib/observability/request-tracing.ts sees
+  // the provider the SDK registered.
+  serverExternalPackages: ['@sentry/nextjs', '@opentelemetry/api'],
   // With tracing, the SDK registers a module hook (Node's `module.register`) that makes database,
   // queue and cache clients emit tracing channels. The hook is an ES module it loads by path, which
   // Next's file tracing cannot see: without this the standalone server warns at start-up and

@@ -176,7 +176,7 @@ const server = createServer(
       setContentSecurityPolicy(request, response);
       // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
       // events. With tracing, the SDK's Http integration does this too; this is its cheap part.
-      void app.isolate(() => handle(request, response));
+      void app.isolate(request.headers, () => handle(request, response));
     }),
 );
 server.keepAliveTimeout = 5_000;

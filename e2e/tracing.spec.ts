@@ -38,6 +38,58 @@ test('visiting an unknown URL sends no not-found trace, as a transaction or as s
   expect(spans.filter((span) => notFoundName.test(span.name ?? '')).map((span) => span.name)).toEqual([]);
 });
 
+/** Transactions at the sink, server and browser, by their trace id. */
+function inTrace(transactions: Event[], traceId: string): Event[] {
+  return transactions.filter((transaction) => transaction.contexts?.trace?.trace_id === traceId);
+}
+
+test("a page load and the server request it triggered share one trace, the server's holding Next's render spans", async ({
+  page,
+  sink,
+}) => {
+  await page.goto('/status');
+  const pageload = await sink.waitForItem<Event>(
+    'transaction',
+    (transaction) => transaction.contexts?.trace?.op === 'pageload' && transaction.transaction === '/status',
+  );
+  const traceId = pageload.contexts?.trace?.trace_id ?? '';
+  const server = await sink.waitForItem<Event>(
+    'transaction',
+    (transaction) => transaction.transaction === 'GET /status' && transaction.contexts?.trace?.trace_id === traceId,
+  );
+  expect(server.contexts?.trace?.op).toBe('http.server');
+  // The browser's page load continues the server's span: one connected trace.
+  expect(pageload.contexts?.trace?.parent_span_id).toBeDefined();
+  const serverSpanIds = [server.contexts?.trace?.span_id, ...(server.spans ?? []).map((span) => span.span_id)];
+  expect(serverSpanIds).toContain(pageload.contexts?.trace?.parent_span_id);
+  expect((server.spans ?? []).map((span) => span.description)).toContain('render route (app) /status');
+});
+
+test('a request whose trace is not sampled sends no trace, and its page tells the browser not to sample it', async ({
+  page,
+  sink,
+}) => {
+  // The caller decided: not sampled. The server decides once, as the request arrives, and
+  // Next opens no span for it.
+  const traceId = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+  await page.route('**/status', (route) =>
+    route.continue({ headers: { ...route.request().headers(), 'sentry-trace': `${traceId}-bbbbbbbbbbbbbbbb-0` } }),
+  );
+  await page.goto('/status');
+  await expect(page.locator('meta[name="sentry-trace"]')).toHaveAttribute(
+    'content',
+    new RegExp(`^${traceId}-[0-9a-f]{16}-0$`),
+  );
+  await page.unroute('**/status');
+
+  // Then a sampled page: once its traces arrived, the unsampled one's would have too.
+  await page.goto('/about');
+  await sink.waitForItem<Event>('transaction', (transaction) => transaction.transaction === '/about');
+  await page.goto('/status');
+  await sink.waitForItem<Event>('transaction', (transaction) => transaction.transaction === 'GET /status');
+  expect(inTrace(await sink.items<Event>('transaction'), traceId)).toEqual([]);
+});
+
 test("the traced standalone server registers the SDK's diagnostics-channel hooks, without a warning", async ({
   request,
 }) => {

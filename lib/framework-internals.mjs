@@ -180,6 +180,51 @@ export function isNextStartUpSpan(attributes) {
   return typeof spanType === 'string' && startUpSpanTypes.has(spanType);
 }
 
+// --- Whether Next traces a request (Next 16.4.6, `server/lib/trace/tracer.js`) ---------------------
+// Next creates its spans, and enters an OpenTelemetry context for each, whenever
+// `isOpenTelemetryEnabled()` finds tracing set up: when the active span records, or when the global
+// tracer provider (OpenTelemetry's proxy) delegates to anything but its no-op provider, which Next
+// tells by the delegate's constructor name. There is no public per-request switch: with a provider
+// registered, a request Sentry will not sample still pays for every span Next opens.
+
+export const NEXT_NO_TRACING_PROVIDER_NAME = 'NoopTracerProvider';
+
+/**
+ * @typedef {object} GlobalTracerProvider OpenTelemetry's proxy, the one `trace.getTracerProvider()` returns
+ * @property {() => object} getDelegate
+ * @property {(delegate: object) => void} setDelegate
+ */
+
+/**
+ * Lets Next see the registered tracer provider only while `isTraced()`: at other times its
+ * delegate reads as the no-op provider, and Next runs the request without spans or contexts.
+ * Throws when no provider is registered or OpenTelemetry's proxy is shaped otherwise.
+ * @param {unknown} globalProvider what `trace.getTracerProvider()` returns
+ * @param {Function} noTracingProvider OpenTelemetry's no-op provider class
+ * @param {() => boolean} isTraced
+ */
+export function gateNextTracing(globalProvider, noTracingProvider, isTraced) {
+  if (
+    !isRecord(globalProvider) ||
+    typeof globalProvider.getDelegate !== 'function' ||
+    typeof globalProvider.setDelegate !== 'function'
+  ) {
+    throw new FrameworkShapeError("OpenTelemetry's global tracer provider has no getDelegate/setDelegate");
+  }
+  const proxy = /** @type {GlobalTracerProvider} */ (/** @type {unknown} */ (globalProvider));
+  const traced = /** @type {{ getTracer: (...args: unknown[]) => unknown }} */ (proxy.getDelegate());
+  if (noTracingProvider.name !== NEXT_NO_TRACING_PROVIDER_NAME || traced instanceof noTracingProvider) {
+    throw new FrameworkShapeError('No tracer provider is registered for Next to trace with');
+  }
+  const tracedConstructor = traced.constructor;
+  proxy.setDelegate(
+    Object.defineProperties(
+      { getTracer: (/** @type {unknown[]} */ ...args) => traced.getTracer(...args) },
+      { constructor: { get: () => (isTraced() ? tracedConstructor : noTracingProvider) } },
+    ),
+  );
+}
+
 // --- Sentry's default server integrations (@sentry/nextjs 11.1.0, by `name`) ----------------------
 
 /**

@@ -12,6 +12,7 @@ import {
   DRAFT_MODE_COOKIE,
   errorOnlyIntegrations,
   FrameworkShapeError,
+  gateNextTracing,
   HTTP_INTEGRATION_NAME,
   isDraftModeRequest,
   isNextStartUpSpan,
@@ -156,5 +157,34 @@ describe('the rest of the code', () => {
       }
     });
     expect(offenders).toEqual([]);
+  });
+});
+
+describe("Next's switch for its own spans (server/lib/trace/tracer.js)", () => {
+  const { ProxyTracerProvider, trace } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  const noTracingProvider = new ProxyTracerProvider().getDelegate().constructor;
+  const nextTracer = () =>
+    (require('next/dist/server/lib/trace/tracer') as { getTracer(): { isOpenTelemetryEnabled(): boolean } }).getTracer();
+
+  afterEach(() => trace.disable());
+
+  it('traces a request only while the gate says it is traced, with a provider registered', () => {
+    class RegisteredProvider {
+      getTracer() {
+        return new ProxyTracerProvider().getTracer('test');
+      }
+    }
+    trace.setGlobalTracerProvider(new RegisteredProvider());
+    expect(nextTracer().isOpenTelemetryEnabled()).toBe(true);
+    let isTraced = false;
+    gateNextTracing(trace.getTracerProvider(), noTracingProvider, () => isTraced);
+    expect(nextTracer().isOpenTelemetryEnabled()).toBe(false);
+    isTraced = true;
+    expect(nextTracer().isOpenTelemetryEnabled()).toBe(true);
+  });
+
+  it('refuses to gate when no provider is registered', () => {
+    expect(() => gateNextTracing(trace.getTracerProvider(), noTracingProvider, () => true)).toThrow(FrameworkShapeError);
+    expect(() => gateNextTracing({}, noTracingProvider, () => true)).toThrow(FrameworkShapeError);
   });
 });

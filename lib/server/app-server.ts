@@ -1,6 +1,8 @@
 import 'server-only';
 import { captureException, getClient, withIsolationScope } from '@sentry/nextjs';
 import { env, isProduction } from '@/lib/env';
+import { startRequestTracing, traceIfSampled } from '@/lib/observability/request-tracing';
+import { serverReportingSettings } from '@/lib/observability/server-options';
 import { startContentSecurityPolicy } from '@/lib/security/page-policies';
 import { provideAppServer } from '@/lib/server/seam.mjs';
 import { textResponse } from '@/lib/server/text-response';
@@ -22,6 +24,11 @@ export function startAppServer(): void {
   // The policy first: it may refuse the build, before the spool starts delivering anything.
   const policyFor = isProduction ? startContentSecurityPolicy(env.NEXT_DIST_DIR) : undefined;
   const tunnel = startTunnel();
+  // Under `npm start` each request's trace is decided as it arrives (lib/observability/request-tracing.ts);
+  // `next dev` traces as the SDK does by itself.
+  const sampleRate = serverReportingSettings.tracesSampleRate;
+  const isDecidingPerRequest = isProduction && getClient() !== undefined && sampleRate > 0;
+  if (isDecidingPerRequest) startRequestTracing();
   provideAppServer({
     tunnelPath: TUNNEL_PATH,
     handleTunnel: async (request) => {
@@ -33,7 +40,9 @@ export function startAppServer(): void {
       }
     },
     policyFor,
-    isolate: (work) => withIsolationScope(() => work()),
+    isolate: isDecidingPerRequest
+      ? (headers, work) => withIsolationScope(() => traceIfSampled(headers, sampleRate, work))
+      : (_headers, work) => withIsolationScope(() => work()),
     spoolProblem: () => tunnel.spoolProblem(),
     // Without a client (no DSN, no Spotlight) there is nothing to flush.
     shutDown: (timeoutMs) =>

@@ -25,17 +25,24 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * @property {(request: TunnelRequest) => Promise<Response>} handleTunnel answers the browser's POST of an envelope
  * @property {((url: string, method: string, cookie: string | undefined) => PagePolicy) | undefined} policyFor
  *   each production page's CSP, from the build; undefined under `next dev`
- * @property {<T>(work: () => T) => T} isolate runs one request's work in its own Sentry scope
+ * @property {<T>(headers: import('node:http').IncomingHttpHeaders, work: () => T) => T} isolate runs
+ *   one page or route request's work in its own Sentry scope, and decides there, once, whether it is traced
  * @property {() => string | undefined} spoolProblem why the tunnel's spool cannot keep envelopes now
  * @property {(timeoutMs: number) => Promise<boolean>} shutDown flushes pending events and stops the
  *   spool; false when that did not finish in time
  */
 
 /**
+ * @typedef {object} RequestContext
+ * @property {string} clientAddress the socket's address, never what the client says of itself
+ * @property {boolean} [isTraced] set for a request whose trace will be sampled
+ */
+
+/**
  * @typedef {object} SeamState
  * @property {AppServer | undefined} app
  * @property {boolean} isDraining
- * @property {AsyncLocalStorage<{ clientAddress: string }>} requests
+ * @property {AsyncLocalStorage<RequestContext>} requests
  */
 
 const SLOT = Symbol.for('app.server-seam');
@@ -77,4 +84,21 @@ export function runWithClientAddress(clientAddress, work) {
 /** @returns {string | undefined} the socket address of the request being handled, under server.mjs */
 export function requestClientAddress() {
   return state.requests.getStore()?.clientAddress;
+}
+
+/**
+ * Runs the rest of a request's handling as a traced one. Only sampled requests enter this second
+ * context: an unsampled one costs nothing more than the one it is in.
+ * @template T
+ * @param {() => T} work
+ * @returns {T}
+ */
+export function runTraced(work) {
+  const context = state.requests.getStore();
+  return state.requests.run({ clientAddress: context?.clientAddress ?? 'unknown', isTraced: true }, work);
+}
+
+/** Whether the request being handled is one whose trace is sampled (false outside any request). */
+export function isRequestTraced() {
+  return state.requests.getStore()?.isTraced === true;
 }

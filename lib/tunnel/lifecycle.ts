@@ -10,7 +10,7 @@ import { clientAddressOf } from '@/lib/server/client-address';
 import { RateLimiter } from '@/lib/server/rate-limiter';
 import type { TunnelRequest } from '@/lib/server/seam.mjs';
 import { EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
-import { deliverToIngest, forwardEnvelope, ingestUrlMatcher, type TunnelOptions } from '@/lib/tunnel/tunnel';
+import { deliverToIngest, forwardEnvelope, type TunnelOptions } from '@/lib/tunnel/tunnel';
 
 // Relay accepts events up to 30 days old (`max_secs_in_past`); older ones are not worth sending.
 const MAX_ENVELOPE_AGE_MS = 30 * 24 * 60 * 60 * 1_000;
@@ -98,6 +98,3 @@ export function startTunnel(): Tunnel {
     spoolProblem: () => spool?.writeProblem,
   };
 }
-
-/** True for the tunnel's own requests to ingest. */
-export const isTunnelUpstreamUrl = ingestUrlMatcher(browserDsn);

@@ -83,20 +83,6 @@ function headerOf(answer: IngestResponse, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/**
- * A test for the URLs of the requests the tunnel sends to `ownDsn`'s ingest, as Sentry's HTTP
- * instrumentation sees them: that is Sentry's own traffic, not the app's. The endpoint is worked
- * out once, since the test runs on every outgoing request of the process.
- */
-export function ingestUrlMatcher(ownDsn: string | undefined): (url: string) => boolean {
-  const dsn = ownDsn === undefined ? undefined : makeDsn(ownDsn);
-  if (dsn === undefined) {
-    return () => false;
-  }
-  const [endpoint = ''] = getEnvelopeEndpointWithUrlEncodedAuth(dsn).split('?');
-  return (url) => url === endpoint || url.startsWith(`${endpoint}?`);
-}
-
 /** Ingest is down for now: worth keeping the envelope and trying again later. */
 function isIngestDown(answer: IngestAnswer): boolean {
   return 'failure' in answer || answer.status >= 500;

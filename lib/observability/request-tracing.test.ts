@@ -1,0 +1,42 @@
+import { getCurrentScope, withIsolationScope } from '@sentry/nextjs';
+import { isSampledRequest } from '@/lib/observability/request-tracing';
+
+const traceId = '0123456789abcdef0123456789abcdef';
+const sentryTrace = (flag: string) => `${traceId}-0123456789abcdef${flag}`;
+
+describe('isSampledRequest', () => {
+  it("follows the caller's decision when the request continues a sampled or unsampled trace", () => {
+    withIsolationScope(() => expect(isSampledRequest({ 'sentry-trace': sentryTrace('-1') }, 0)).toBe(true));
+    withIsolationScope(() => expect(isSampledRequest({ 'sentry-trace': sentryTrace('-0') }, 1)).toBe(false));
+  });
+
+  it("decides by the trace's random number against the rate when nobody decided before", () => {
+    const baggage = (rand: number) => `sentry-trace_id=${traceId},sentry-sample_rand=${rand}`;
+    withIsolationScope(() =>
+      expect(isSampledRequest({ 'sentry-trace': sentryTrace(''), baggage: baggage(0.05) }, 0.1)).toBe(true),
+    );
+    withIsolationScope(() =>
+      expect(isSampledRequest({ 'sentry-trace': sentryTrace(''), baggage: baggage(0.5) }, 0.1)).toBe(false),
+    );
+    withIsolationScope(() => {
+      getCurrentScope().setPropagationContext({ traceId, sampleRand: 0.09 });
+      expect(isSampledRequest({}, 0.1)).toBe(true);
+    });
+    withIsolationScope(() => {
+      getCurrentScope().setPropagationContext({ traceId, sampleRand: 0.1 });
+      expect(isSampledRequest({}, 0.1)).toBe(false);
+    });
+  });
+
+  it("marks an unsampled request's scope unsampled, keeping the caller's trace id, so the page tells the browser so", () => {
+    withIsolationScope(() => {
+      isSampledRequest({ 'sentry-trace': sentryTrace('-0') }, 1);
+      expect(getCurrentScope().getPropagationContext()).toMatchObject({ traceId, sampled: false });
+    });
+    withIsolationScope(() => {
+      getCurrentScope().setPropagationContext({ traceId, sampleRand: 0.7 });
+      isSampledRequest({}, 0.1);
+      expect(getCurrentScope().getPropagationContext()).toMatchObject({ traceId, sampled: false });
+    });
+  });
+});

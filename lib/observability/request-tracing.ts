@@ -1,0 +1,51 @@
+import 'server-only';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ProxyTracerProvider, trace } from '@opentelemetry/api';
+import { propagationContextFromHeaders } from '@sentry/core';
+import { getCurrentScope } from '@sentry/nextjs';
+import { gateNextTracing } from '@/lib/framework-internals.mjs';
+import { isRequestTraced, runTraced } from '@/lib/server/seam.mjs';
+
+/** The one header value a client sent under `name`, the first when it sent several. */
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * With tracing on, Next opens its spans only for requests whose trace is sampled. The SDK decides
+ * that when Next opens the request's root span, but by then an unsampled request has already paid
+ * for its contexts: so the decision is made once, here, as the SDK will make it, before Next runs.
+ */
+export function startRequestTracing(): void {
+  // OpenTelemetry exports no no-op provider, but a fresh proxy delegates to it.
+  const noTracingProvider = new ProxyTracerProvider().getDelegate().constructor;
+  gateNextTracing(trace.getTracerProvider(), noTracingProvider, isRequestTraced);
+}
+
+/**
+ * Whether the SDK will sample this request's trace, decided as it decides (parent first, then the
+ * trace's random number against the rate), from what the request continues or from the fresh
+ * trace the isolation scope began. An unsampled request's scope says so, so the page tells the
+ * browser not to sample it either, and continues the caller's trace id for its errors.
+ * Call it inside the request's isolation scope.
+ */
+export function isSampledRequest(headers: IncomingHttpHeaders, sampleRate: number): boolean {
+  const scope = getCurrentScope();
+  const sentryTrace = headerValue(headers, 'sentry-trace');
+  const incoming = sentryTrace
+    ? propagationContextFromHeaders(sentryTrace, headerValue(headers, 'baggage'))
+    : undefined;
+  const continued = incoming?.parentSpanId !== undefined ? incoming : undefined;
+  const propagation = continued ?? scope.getPropagationContext();
+  const isSampled = propagation.sampled ?? propagation.sampleRand < sampleRate;
+  if (!isSampled) {
+    scope.setPropagationContext({ ...propagation, sampled: false });
+  }
+  return isSampled;
+}
+
+/** Runs a request's work traced when its trace is sampled, else as an untraced one. */
+export function traceIfSampled<T>(headers: IncomingHttpHeaders, sampleRate: number, work: () => T): T {
+  return isSampledRequest(headers, sampleRate) ? runTraced(work) : work();
+}
