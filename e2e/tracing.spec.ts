@@ -67,6 +67,7 @@ test("a page load and the server request it triggered share one trace, the serve
 
 test('a request whose trace is not sampled sends no trace, and its page tells the browser not to sample it', async ({
   page,
+  request,
   sink,
 }) => {
   // The caller decided: not sampled. The server decides once, as the request arrives, and
@@ -81,6 +82,11 @@ test('a request whose trace is not sampled sends no trace, and its page tells th
     new RegExp(`^${traceId}-[0-9a-f]{16}-0$`),
   );
   await page.unroute('**/status');
+  // Nor do the spans of the client libraries it uses.
+  const pooled = await request.get('/api/sentry-example-pool', {
+    headers: { 'sentry-trace': `${traceId}-cccccccccccccccc-0` },
+  });
+  expect(pooled.status()).toBe(200);
 
   // Then a sampled page: once its traces arrived, the unsampled one's would have too.
   await page.goto('/about');
@@ -88,6 +94,20 @@ test('a request whose trace is not sampled sends no trace, and its page tells th
   await page.goto('/status');
   await sink.waitForItem<Event>('transaction', (transaction) => transaction.transaction === 'GET /status');
   expect(inTrace(await sink.items<Event>('transaction'), traceId)).toEqual([]);
+});
+
+test("a traced request that uses an instrumented client library shows the library's span", async ({
+  request,
+  sink,
+}) => {
+  expect((await request.get('/api/sentry-example-pool')).status()).toBe(200);
+  const transaction = await sink.waitForItem<Event>(
+    'transaction',
+    (item) => item.transaction === 'GET /api/sentry-example-pool',
+  );
+  const poolSpan = (transaction.spans ?? []).find((span) => span.description === 'generic-pool.acquire');
+  expect(poolSpan?.origin).toBe('auto.db.generic_pool');
+  expect(poolSpan?.parent_span_id).toBeDefined();
 });
 
 test("the traced standalone server registers the SDK's diagnostics-channel hooks, without a warning", async ({

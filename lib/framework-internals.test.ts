@@ -164,7 +164,9 @@ describe("Next's switch for its own spans (server/lib/trace/tracer.js)", () => {
   const { ProxyTracerProvider, trace } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
   const noTracingProvider = new ProxyTracerProvider().getDelegate().constructor;
   const nextTracer = () =>
-    (require('next/dist/server/lib/trace/tracer') as { getTracer(): { isOpenTelemetryEnabled(): boolean } }).getTracer();
+    (
+      require('next/dist/server/lib/trace/tracer') as { getTracer(): { isOpenTelemetryEnabled(): boolean } }
+    ).getTracer();
 
   afterEach(() => trace.disable());
 
@@ -184,7 +186,9 @@ describe("Next's switch for its own spans (server/lib/trace/tracer.js)", () => {
   });
 
   it('refuses to gate when no provider is registered', () => {
-    expect(() => gateNextTracing(trace.getTracerProvider(), noTracingProvider, () => true)).toThrow(FrameworkShapeError);
+    expect(() => gateNextTracing(trace.getTracerProvider(), noTracingProvider, () => true)).toThrow(
+      FrameworkShapeError,
+    );
     expect(() => gateNextTracing({}, noTracingProvider, () => true)).toThrow(FrameworkShapeError);
   });
 });
