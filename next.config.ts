@@ -22,9 +22,8 @@ const nextConfig: NextConfig = {
   // either way (docs/performance.md). @sentry/core stays bundled: our own
   // imports of it would otherwise load its ES module build beside the SDK's CommonJS one.
   // OpenTelemetry's API is the SDK's own copy, so that lib/observability/request-tracing.ts sees
-  // the provider the SDK registered. Client libraries the SDK instruments as they load (the example
-  // routes' connection pool) must be loaded from node_modules for its module hook to see them.
-  serverExternalPackages: ['@sentry/nextjs', '@opentelemetry/api', 'generic-pool'],
+  // the provider the SDK registered.
+  serverExternalPackages: ['@sentry/nextjs', '@opentelemetry/api'],
   // With tracing, the SDK registers a module hook (Node's `module.register`) that makes database,
   // queue and cache clients emit tracing channels. The hook is an ES module it loads by path, which
   // Next's file tracing cannot see: without this the standalone server warns at start-up and

@@ -4,8 +4,8 @@ import { createPool } from 'generic-pool';
 /**
  * A pool of connections as database and queue clients keep them (generic-pool, which several of
  * them use). Sentry instruments it the way it instruments those clients, by injecting tracing
- * channels into the library as it loads, so a traced request that acquires from it shows the
- * span. The connections themselves are stand-ins: nothing leaves the process.
+ * channels into the library as it loads (`enableRuntimeChannelInjection`), so a traced request
+ * that acquires from it shows the span. The connections are stand-ins: nothing leaves the process.
  */
 const pool = createPool(
   {
