@@ -84,7 +84,11 @@ function getOverLoopback(loopbackPort, path) {
  * @returns {Promise<{ app: AppServer, policyFor: NonNullable<AppServer['policyFor']> }>}
  */
 async function warmUp() {
-  const loopback = createServer((request, response) => void handle(request, response));
+  // Handled as every request is, in a request context: so it is not traced, nor taken for one
+  // that no server.mjs decides for.
+  const loopback = createServer((request, response) =>
+    runWithClientAddress('127.0.0.1', () => void handle(request, response)),
+  );
   await new Promise((resolve) => loopback.listen(0, '127.0.0.1', () => resolve(undefined)));
   const address = loopback.address();
   try {
@@ -175,7 +179,7 @@ const server = createServer(
       }
       setContentSecurityPolicy(request, response);
       // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
-      // events. With tracing, the SDK's Http integration does this too; this is its cheap part.
+      // events, and with tracing its trace is decided there, once (lib/observability/request-tracing.ts).
       void app.isolate(request.headers, () => handle(request, response));
     }),
 );

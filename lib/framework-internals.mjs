@@ -185,9 +185,10 @@ export function isNextStartUpSpan(attributes) {
 // `isOpenTelemetryEnabled()` finds tracing set up: when the active span records, or when the global
 // tracer provider (OpenTelemetry's proxy) delegates to anything but its no-op provider, which Next
 // tells by the delegate's constructor name. There is no public per-request switch: with a provider
-// registered, a request Sentry will not sample still pays for every span Next opens.
+// registered, a request Sentry will not sample still pays for every span Next opens. The proxy's
+// getDelegate/setDelegate are @opentelemetry/api 1.9.1's, which the SDK uses.
 
-export const NEXT_NO_TRACING_PROVIDER_NAME = 'NoopTracerProvider';
+const NEXT_NO_TRACING_PROVIDER_NAME = 'NoopTracerProvider';
 
 /**
  * @typedef {object} GlobalTracerProvider OpenTelemetry's proxy, the one `trace.getTracerProvider()` returns

@@ -39,4 +39,11 @@ describe('isSampledRequest', () => {
       expect(getCurrentScope().getPropagationContext()).toMatchObject({ traceId, sampled: false });
     });
   });
+
+  it("leaves the decision to the SDK when the caller continues a trace without a decision or the trace's random number", () => {
+    withIsolationScope(() => {
+      getCurrentScope().setPropagationContext({ traceId, sampleRand: 0.99 });
+      expect(isSampledRequest({ 'sentry-trace': sentryTrace('') }, 0.1)).toBe(true);
+    });
+  });
 });

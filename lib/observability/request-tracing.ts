@@ -1,8 +1,12 @@
 import 'server-only';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
-import { propagationContextFromHeaders } from '@sentry/core';
-import { getCurrentScope } from '@sentry/nextjs';
+import {
+  baggageHeaderToDynamicSamplingContext,
+  propagationContextFromHeaders,
+  shouldContinueTrace,
+} from '@sentry/core';
+import { getClient, getCurrentScope } from '@sentry/nextjs';
 import { gateNextTracing } from '@/lib/framework-internals.mjs';
 import { isRequestTraced, runTraced } from '@/lib/server/seam.mjs';
 
@@ -28,15 +32,28 @@ export function startRequestTracing(): void {
  * trace's random number against the rate), from what the request continues or from the fresh
  * trace the isolation scope began. An unsampled request's scope says so, so the page tells the
  * browser not to sample it either, and continues the caller's trace id for its errors.
+ * A caller that continues a trace but sent neither a decision nor the trace's random number leaves
+ * the SDK to draw a number of its own, which cannot be known here: such a request is traced, and
+ * the SDK decides. A trace the SDK would not continue (another organization's) is not continued.
  * Call it inside the request's isolation scope.
  */
 export function isSampledRequest(headers: IncomingHttpHeaders, sampleRate: number): boolean {
   const scope = getCurrentScope();
   const sentryTrace = headerValue(headers, 'sentry-trace');
-  const incoming = sentryTrace
-    ? propagationContextFromHeaders(sentryTrace, headerValue(headers, 'baggage'))
-    : undefined;
-  const continued = incoming?.parentSpanId !== undefined ? incoming : undefined;
+  const baggage = headerValue(headers, 'baggage');
+  const incoming = sentryTrace ? propagationContextFromHeaders(sentryTrace, baggage) : undefined;
+  const client = getClient();
+  const continued =
+    incoming?.parentSpanId !== undefined && (client === undefined || shouldContinueTrace(client, incoming.dsc?.org_id))
+      ? incoming
+      : undefined;
+  if (
+    continued !== undefined &&
+    continued.sampled === undefined &&
+    baggageHeaderToDynamicSamplingContext(baggage)?.sample_rand === undefined
+  ) {
+    return true;
+  }
   const propagation = continued ?? scope.getPropagationContext();
   const isSampled = propagation.sampled ?? propagation.sampleRand < sampleRate;
   if (!isSampled) {

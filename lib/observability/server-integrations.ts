@@ -8,7 +8,9 @@ import { errorOnlyIntegrations, HTTP_INTEGRATION_NAME } from '@/lib/framework-in
  * page much of its throughput, traced or not (docs/performance.md). Each request gets its own
  * isolation scope from server.mjs instead, and with tracing Next's own root span is the request's.
  * With tracing, every other default stays: `fetch` (NodeFetch) and the database, queue and cache
- * clients record their spans. Without, the error-only set.
+ * clients record their spans. What goes with `Http`: spans, breadcrumbs and trace headers of
+ * outgoing `node:http` requests (clients built on it rather than on `fetch`), request sessions,
+ * and the request's URL on events captured by hand. Without tracing, the error-only set.
  */
 export function serverIntegrations(defaults: Integration[], isTracing: boolean): Integration[] {
   if (!isTracing) {

@@ -98,7 +98,12 @@ export function runTraced(work) {
   return state.requests.run({ clientAddress: context?.clientAddress ?? 'unknown', isTraced: true }, work);
 }
 
-/** Whether the request being handled is one whose trace is sampled (false outside any request). */
+/**
+ * Whether Next should trace what it is handling: under server.mjs, which decides for each request,
+ * only a sampled request; where nothing decides (a server other than server.mjs), everything, and
+ * the SDK decides as usual.
+ */
 export function isRequestTraced() {
-  return state.requests.getStore()?.isTraced === true;
+  const context = state.requests.getStore();
+  return context === undefined || context.isTraced === true;
 }
