@@ -38,6 +38,11 @@ test('visiting an unknown URL sends no not-found trace, as a transaction or as s
   expect(spans.filter((span) => notFoundName.test(span.name ?? '')).map((span) => span.name)).toEqual([]);
 });
 
+/** The ids of a transaction's own span and of every span in it. */
+function spanIdsOf(transaction: Event): (string | undefined)[] {
+  return [transaction.contexts?.trace?.span_id, ...(transaction.spans ?? []).map((span) => span.span_id)];
+}
+
 /** Transactions at the sink, server and browser, by their trace id. */
 function inTrace(transactions: Event[], traceId: string): Event[] {
   return transactions.filter((transaction) => transaction.contexts?.trace?.trace_id === traceId);
@@ -60,8 +65,7 @@ test("a page load and the server request it triggered share one trace, the serve
   expect(server.contexts?.trace?.op).toBe('http.server');
   // The browser's page load continues the server's span: one connected trace.
   expect(pageload.contexts?.trace?.parent_span_id).toBeDefined();
-  const serverSpanIds = [server.contexts?.trace?.span_id, ...(server.spans ?? []).map((span) => span.span_id)];
-  expect(serverSpanIds).toContain(pageload.contexts?.trace?.parent_span_id);
+  expect(spanIdsOf(server)).toContain(pageload.contexts?.trace?.parent_span_id);
   expect((server.spans ?? []).map((span) => span.description)).toContain('render route (app) /status');
 });
 
@@ -107,8 +111,7 @@ test("a traced request that uses an instrumented client library shows the librar
   );
   const poolSpan = (transaction.spans ?? []).find((span) => span.description === 'generic-pool.acquire');
   expect(poolSpan?.origin).toBe('auto.db.generic_pool');
-  const spanIds = [transaction.contexts?.trace?.span_id, ...(transaction.spans ?? []).map((span) => span.span_id)];
-  expect(spanIds).toContain(poolSpan?.parent_span_id);
+  expect(spanIdsOf(transaction)).toContain(poolSpan?.parent_span_id);
 });
 
 test("the traced standalone server registers the SDK's diagnostics-channel hooks, without a warning", async ({

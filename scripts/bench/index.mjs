@@ -79,6 +79,9 @@ const targets = {
   },
 };
 
+// Every server the bench starts, in the order each round starts them.
+const SERVERS = Object.keys(targets);
+
 const kb = (bytes) => bytes / 1024;
 const mb = (bytes) => bytes / 2 ** 20;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -278,7 +281,7 @@ try {
 
   console.log('# Servers: start-up, memory, throughput (A B A B ...)');
   for (let rep = 0; rep < REPS; rep++) {
-    for (const name of ['app', 'baseline', 'traced']) {
+    for (const name of SERVERS) {
       const target = targets[name];
       const running = await start(target);
       await sleep(2_000);
@@ -299,7 +302,7 @@ try {
   const baseline = await start(targets.baseline);
   const traced = await start(targets.traced);
   await checkSameSecurityHeaders();
-  for (const name of ['app', 'baseline', 'traced']) {
+  for (const name of SERVERS) {
     results.firstLoadJs[name] = {};
     for (const path of ['/', '/status', NOT_FOUND_PATH]) {
       results.firstLoadJs[name][path] = await firstLoadJs(targets[name].port, path);
@@ -337,14 +340,14 @@ const spread = (values) => ({ min: Math.min(...values), max: Math.max(...values)
 const summary = {
   firstLoadJs: results.firstLoadJs,
   throughput: Object.fromEntries(
-    ['app', 'baseline', 'traced'].map((name) => [
+    SERVERS.map((name) => [
       name,
       Object.fromEntries(PAGES.map((path) => [path, { perSecond: perSecond(name, path), p99: p99(name, path) }])),
     ]),
   ),
-  idleRssMb: Object.fromEntries(['app', 'baseline', 'traced'].map((name) => [name, mb(median(results.idleRss[name]))])),
+  idleRssMb: Object.fromEntries(SERVERS.map((name) => [name, mb(median(results.idleRss[name]))])),
   loadedRssMb: { app: mb(median(results.loadedRss.app)), baseline: mb(median(results.loadedRss.baseline)) },
-  startupMs: Object.fromEntries(['app', 'baseline', 'traced'].map((name) => [name, median(results.startupMs[name])])),
+  startupMs: Object.fromEntries(SERVERS.map((name) => [name, median(results.startupMs[name])])),
   buildSeconds: SHOULD_BUILD
     ? Object.fromEntries(
         ['clean', 'cached'].map((kind) => [
