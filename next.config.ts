@@ -17,13 +17,14 @@ const nextConfig: NextConfig = {
   // `npm run build` completes the standalone folder (scripts/build.mjs); `npm start` and the
   // Dockerfile run it.
   output: 'standalone',
-  // The server loads Sentry's SDK from node_modules rather than bundling it: bundling it twice
-  // (instrumentation and route handlers) slowed the build, for a server that loads it the same
-  // either way (docs/performance.md). @sentry/core stays bundled: our own
-  // imports of it would otherwise load its ES module build beside the SDK's CommonJS one.
-  // OpenTelemetry's API is the SDK's own copy, so that lib/observability/request-tracing.ts sees
-  // the provider the SDK registered.
-  serverExternalPackages: ['@sentry/nextjs', '@opentelemetry/api'],
+  // Sentry's server SDK is bundled into the instrumentation hook's chunk, tree-shaken to what the
+  // server uses: loaded as some 600 files from node_modules it cost start-up time and idle memory
+  // (docs/performance.md). Its runtime-injection package stays external: it registers a Node module
+  // hook by its own file path, and bundled it cannot (Sentry warns so at start-up). Everything else
+  // on the server calls Sentry through @sentry/core, so that no route's bundle holds a second copy.
+  // OpenTelemetry's API stays external too, one copy for Next and the SDK, so that
+  // lib/observability/request-tracing.ts sees the provider the SDK registered.
+  serverExternalPackages: ['@sentry/server-runtime-injection', '@opentelemetry/api'],
   // With tracing, the SDK registers a module hook (Node's `module.register`) that makes database,
   // queue and cache clients emit tracing channels. The hook is an ES module it loads by path, which
   // Next's file tracing cannot see: without this the standalone server warns at start-up and

@@ -10,6 +10,11 @@ let loading: Promise<BrowserSdk> | undefined;
  * idle, or at the first error.
  */
 export function loadBrowserSdk(): Promise<BrowserSdk> {
+  // Next compiles `typeof window` to a constant: a server render never calls this, and its
+  // bundles then hold no copy of the SDK (a second one cost build time, docs/performance.md).
+  if (typeof window === 'undefined') {
+    return Promise.reject(new Error('The browser SDK loads only in a browser'));
+  }
   loading ??= import('@/sentry.client.config')
     .then(() => import('@sentry/nextjs'))
     .catch((error: unknown) => {

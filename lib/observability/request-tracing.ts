@@ -3,10 +3,11 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import {
   baggageHeaderToDynamicSamplingContext,
+  getClient,
+  getCurrentScope,
   propagationContextFromHeaders,
   shouldContinueTrace,
 } from '@sentry/core';
-import { getClient, getCurrentScope } from '@sentry/nextjs';
 import { gateNextTracing } from '@/lib/framework-internals.mjs';
 import { isRequestTraced, runTraced } from '@/lib/server/seam.mjs';
 

@@ -1,4 +1,4 @@
-import { captureMessage } from '@sentry/nextjs';
+import { captureMessage } from '@sentry/core';
 import { describe, expect, it, vi } from 'vitest';
 import {
   blockedSource,
@@ -10,7 +10,10 @@ import {
 } from '@/lib/security/csp-report';
 import { RateLimiter } from '@/lib/server/rate-limiter';
 
-vi.mock('@sentry/nextjs', () => ({ captureMessage: vi.fn() }));
+vi.mock('@sentry/core', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('@sentry/core')>()),
+  captureMessage: vi.fn(),
+}));
 
 const legacy = {
   'csp-report': {

@@ -1,5 +1,5 @@
 import 'server-only';
-import { captureMessage } from '@sentry/nextjs';
+import { captureMessage } from '@sentry/core';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { mediaTypeOf } from '@/lib/server/media-type';

@@ -1,5 +1,5 @@
 import 'server-only';
-import { captureException, getClient, withIsolationScope } from '@sentry/nextjs';
+import { captureException, getClient, withIsolationScope } from '@sentry/core';
 import { env, isProduction } from '@/lib/env';
 import { startRequestTracing, traceIfSampled } from '@/lib/observability/request-tracing';
 import { serverReportingSettings } from '@/lib/observability/server-options';

@@ -1,4 +1,4 @@
-import { setTag } from '@sentry/nextjs';
+import { setTag } from '@sentry/core';
 import { isExamplesEnabled } from '@/lib/env';
 import { SentryExampleError } from '@/lib/examples/errors';
 
