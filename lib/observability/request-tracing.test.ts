@@ -1,3 +1,4 @@
+import type { Client } from '@sentry/core';
 import { getCurrentScope, withIsolationScope } from '@sentry/nextjs';
 import { isSampledRequest } from '@/lib/observability/request-tracing';
 
@@ -44,6 +45,29 @@ describe('isSampledRequest', () => {
     withIsolationScope(() => {
       getCurrentScope().setPropagationContext({ traceId, sampleRand: 0.99 });
       expect(isSampledRequest({ 'sentry-trace': sentryTrace('') }, 0.1)).toBe(true);
+    });
+  });
+
+  it("does not continue another organization's trace: a fresh trace decides, with the caller's decision and trace id ignored", () => {
+    // What the SDK reads of a client to know its organization (o1.ingest.sentry.io, or `orgId`).
+    const ourOrganization = { getOptions: () => ({ orgId: '1' }), getDsn: () => undefined } as unknown as Client;
+    const foreignSampled = {
+      'sentry-trace': sentryTrace('-1'),
+      baggage: `sentry-trace_id=${traceId},sentry-org_id=2,sentry-sample_rand=0.01`,
+    };
+    withIsolationScope(() => {
+      getCurrentScope().setClient(ourOrganization);
+      getCurrentScope().setPropagationContext({ traceId: 'fedcba9876543210fedcba9876543210', sampleRand: 0.99 });
+      expect(isSampledRequest(foreignSampled, 0.1)).toBe(false);
+      expect(getCurrentScope().getPropagationContext()).toMatchObject({
+        traceId: 'fedcba9876543210fedcba9876543210',
+        sampled: false,
+      });
+    });
+    withIsolationScope(() => {
+      getCurrentScope().setClient(ourOrganization);
+      const ourSampled = { ...foreignSampled, baggage: foreignSampled.baggage.replace('org_id=2', 'org_id=1') };
+      expect(isSampledRequest(ourSampled, 0.1)).toBe(true);
     });
   });
 });
