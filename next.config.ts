@@ -18,10 +18,10 @@ const nextConfig: NextConfig = {
   // Dockerfile run it.
   output: 'standalone',
   // Sentry's server SDK is bundled into the instrumentation hook's chunk, tree-shaken to what the
-  // server uses: loaded as some 600 files from node_modules it cost start-up time and idle memory
+  // server uses: loaded as some 600 files from node_modules it cost start-up time
   // (docs/performance.md). Its runtime-injection package stays external: it registers a Node module
   // hook by its own file path, and bundled it cannot (Sentry warns so at start-up). Everything else
-  // on the server calls Sentry through @sentry/core, so that no route's bundle holds a second copy.
+  // calls Sentry through @sentry/core (a rule in biome.json), so that no other bundle holds a copy.
   // OpenTelemetry's API stays external too, one copy for Next and the SDK, so that
   // lib/observability/request-tracing.ts sees the provider the SDK registered.
   serverExternalPackages: ['@sentry/server-runtime-injection', '@opentelemetry/api'],
