@@ -95,7 +95,8 @@ export function requestClientAddress() {
  */
 export function runTraced(work) {
   const context = state.requests.getStore();
-  return state.requests.run({ clientAddress: context?.clientAddress ?? 'unknown', isTraced: true }, work);
+  // Outside a request context everything is traced already (isRequestTraced).
+  return context === undefined ? work() : state.requests.run({ ...context, isTraced: true }, work);
 }
 
 /**
