@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { withSentryConfig } from '@sentry/nextjs/config';
 import type { NextConfig } from 'next';
 import { env, isProduction } from './lib/env';
+import { CHANNEL_INJECTION_MODULE, CHANNEL_INJECTION_SWITCH } from './lib/framework-internals.mjs';
 import { resolveBuildRelease } from './lib/observability/build-release';
 import { ACTION_BODY_LIMIT_BYTES } from './lib/security/action-guard';
 import { developmentPolicy } from './lib/security/content-security-policy';
@@ -10,6 +11,8 @@ import { DEV_TUNNEL_ROUTE } from './lib/tunnel/tunnel-path';
 import { assertTunnelPathIsFree } from './lib/tunnel/tunnel-path-check';
 
 const release = resolveBuildRelease(env.SENTRY_RELEASE);
+// The sample rate is fixed at build time (lib/public-env.ts): so is everything only tracing uses.
+const isTracing = env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE > 0;
 assertTunnelPathIsFree(env.SENTRY_TUNNEL_PATH, process.cwd());
 
 const nextConfig: NextConfig = {
@@ -35,7 +38,13 @@ const nextConfig: NextConfig = {
   // a chunk's map. The maps stay in the build folder for an upload: scripts/build.mjs leaves them
   // out of the standalone folder, and the upload below deletes them.
   productionBrowserSourceMaps: true,
-  turbopack: { debugIds: true },
+  turbopack: {
+    debugIds: true,
+    // Without tracing, Sentry's runtime channel injection is never called (sentry.server.config.ts):
+    // its package is left out of the build rather than loaded for nothing (lib/framework-internals.mjs).
+    resolveAlias: isTracing ? {} : { [CHANNEL_INJECTION_MODULE]: './lib/framework-internals.mjs' },
+  },
+  compiler: { defineServer: { [CHANNEL_INJECTION_SWITCH]: isTracing } },
   deploymentId: env.DEPLOYMENT_ID,
   // Build-time values the browser needs; lib/public-env.ts reads them.
   env: {

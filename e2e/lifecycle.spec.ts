@@ -122,6 +122,23 @@ test("without tracing, scope data set in one request never reaches another reque
   }
 });
 
+test("a server built without tracing reports its errors without loading Sentry's runtime channel injection", async ({
+  sink,
+}) => {
+  // NODE_DEBUG=module: Node logs every module it loads. The traced build loads the package
+  // (tracing.spec.ts); this one, errors only, leaves it out of the build.
+  app = await startApp(3112, 'no-channels', {
+    NEXT_DIST_DIR: '.next-bare',
+    SENTRY_DSN,
+    NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: '0',
+    NODE_DEBUG: 'module',
+  });
+  expect((await fetch(`${app.url}/api/sentry-example-api?label=no-channels`)).status).toBe(500);
+  await sink.waitForErrorEvent((event) => exceptionValue(event)?.includes('(label no-channels)') === true);
+  expect(app.output()).toContain('@opentelemetry/api');
+  expect(app.output()).not.toContain('server-runtime-injection');
+});
+
 test('a server started with an invalid environment variable exits 1 and names the variable', async () => {
   const { code, output } = await runAppUntilExit(3106, { SENTRY_TUNNEL_RATE_LIMIT: 'lots' });
   expect(code).toBe(1);

@@ -117,9 +117,11 @@ test("a traced request that uses an instrumented client library shows the librar
 test("the traced standalone server registers the SDK's diagnostics-channel hooks, without a warning", async ({
   request,
 }) => {
-  const app = await startApp(3111, 'channels');
+  // NODE_DEBUG=module: Node logs every module it loads.
+  const app = await startApp(3111, 'channels', { NODE_DEBUG: 'module' });
   try {
     expect((await request.get(`${app.url}/status`)).status()).toBe(200);
+    expect(app.output()).toContain('@sentry/server-runtime-injection');
     expect(app.output()).not.toContain('Failed to register diagnostics-channel injection hooks');
     expect(app.output()).toContain('Ready on');
   } finally {

@@ -226,6 +226,29 @@ export function gateNextTracing(globalProvider, noTracingProvider, isTraced) {
   );
 }
 
+// --- Sentry's runtime channel injection (@sentry/node 11.1.0, `build/{esm,cjs}/sdk/client.js`) ----
+// The server SDK's client imports `registerDiagnosticsChannelInjection` from the package below, kept
+// external (next.config.ts), and calls it unless Sentry's build-time switch is `false` or the init
+// says `enableRuntimeChannelInjection: false`. Only tracing uses what it registers. Loading it at all
+// costs start-up time and memory: its own copy of @sentry/core and a JavaScript parser for the
+// module hook (docs/performance.md). A build without tracing sets the switch to `false`, which drops
+// the call, and resolves the import to this module, so nothing of the package is loaded.
+
+export const CHANNEL_INJECTION_MODULE = '@sentry/server-runtime-injection/register';
+/** Sentry's documented build-time switch (its bundler plugins' `excludeChannelInjection`). */
+export const CHANNEL_INJECTION_SWITCH = '__SENTRY_CHANNEL_INJECTION__';
+
+/**
+ * Stands in for the package's export in a build without tracing. The switch drops the SDK's one
+ * call, so this runs only when that call has moved out of its reach: the init then fails, and the
+ * server does not start (instrumentation.ts), rather than run without what the SDK expected.
+ */
+export function registerDiagnosticsChannelInjection() {
+  throw new FrameworkShapeError(
+    `the Sentry SDK called ${CHANNEL_INJECTION_MODULE} in a build whose ${CHANNEL_INJECTION_SWITCH} is false`,
+  );
+}
+
 // --- Sentry's default server integrations (@sentry/nextjs 11.1.0, by `name`) ----------------------
 
 /**

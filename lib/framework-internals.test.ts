@@ -1,13 +1,15 @@
 // Contract tests: each private shape lib/framework-internals.mjs relies on, checked against the
 // installed Next.js and Sentry SDK. An upgrade that changes one fails here, in CI, by name.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { getDefaultIntegrations, spotlightIntegration } from '@sentry/nextjs';
 import {
   ACTION_HEADER,
   BUILD_CONFIG_FILE,
   buildConfigFrom,
+  CHANNEL_INJECTION_MODULE,
+  CHANNEL_INJECTION_SWITCH,
   DEPLOYMENT_ID_HEADER,
   DRAFT_MODE_COOKIE,
   errorOnlyIntegrations,
@@ -20,15 +22,21 @@ import {
   PRERENDER_CLASSIFICATION,
   PRERENDER_MANIFEST_FILE,
   prerenderedRoutesFrom,
+  registerDiagnosticsChannelInjection,
   reloadingActionHeaders,
   STANDALONE_CONFIG_VARIABLE,
 } from '@/lib/framework-internals.mjs';
 
 const require = createRequire(import.meta.url);
 
+/** Where a path inside an installed package is. */
+function packagePath(pkg: string, path: string): string {
+  return require.resolve(`${pkg}/package.json`).replace(/package\.json$/, path);
+}
+
 /** A file of an installed package, as text, for shapes that live only in its code. */
 function packageSource(pkg: string, path: string): string {
-  return readFileSync(require.resolve(`${pkg}/package.json`).replace(/package\.json$/, path), 'utf8');
+  return readFileSync(packagePath(pkg, path), 'utf8');
 }
 
 const nextSource = (path: string) => packageSource('next', `dist/${path}`);
@@ -135,6 +143,49 @@ describe("Sentry's default server integrations", () => {
   it('refuse to start when one they always hold is gone', () => {
     const withoutContext = getDefaultIntegrations({}).filter((integration) => integration.name !== 'ContextLines');
     expect(() => errorOnlyIntegrations(withoutContext)).toThrow(/lack ContextLines/);
+  });
+});
+
+describe("Sentry's runtime channel injection", () => {
+  /** Every JavaScript file an installed package ships under `build/`, as `<package>/build/...`. */
+  function scriptsOf(pkg: string): { name: string; source: string }[] {
+    return (readdirSync(packagePath(pkg, 'build'), { recursive: true, encoding: 'utf8' }) as string[])
+      .filter((file) => file.endsWith('.js'))
+      .map((file) => ({ name: `${pkg}/build/${file}`, source: packageSource(pkg, `build/${file}`) }));
+  }
+
+  it("is called by the server SDK's client only behind the build-time switch and the init's option", () => {
+    const guardedCall = new RegExp(
+      `if \\(\\(typeof ${CHANNEL_INJECTION_SWITCH} === "undefined" \\|\\| ${CHANNEL_INJECTION_SWITCH}\\) && options\\.enableRuntimeChannelInjection !== false\\) \\{\\s*(?:\\w+\\.)?registerDiagnosticsChannelInjection\\(\\);`,
+    );
+    for (const format of ['esm', 'cjs']) {
+      const client = packageSource('@sentry/node', `build/${format}/sdk/client.js`);
+      expect(client).toContain(`'${CHANNEL_INJECTION_MODULE}'`);
+      expect(client).toMatch(guardedCall);
+      expect(client.match(/registerDiagnosticsChannelInjection\(\)/g)).toHaveLength(1);
+    }
+  });
+
+  it('is imported by no other file of the server SDK, by the one name the stand-in exports', () => {
+    const importers = [
+      '@sentry/core',
+      '@sentry/node',
+      '@sentry/nextjs',
+      '@sentry/opentelemetry',
+      '@sentry/server-utils',
+    ]
+      .flatMap(scriptsOf)
+      // The Next.js SDK's build-time config, and the forwarders its webpack config points at.
+      .filter(({ name }) => !/^@sentry\/nextjs\/build\/(?:(?:esm|cjs)\/config|orchestrion-runtime)\//.test(name))
+      .filter(({ source }) => source.includes('@sentry/server-runtime-injection'))
+      .map(({ name }) => name);
+    expect(importers.sort()).toEqual(['@sentry/node/build/cjs/sdk/client.js', '@sentry/node/build/esm/sdk/client.js']);
+    const injection = require(CHANNEL_INJECTION_MODULE) as Record<string, unknown>;
+    expect(typeof injection.registerDiagnosticsChannelInjection).toBe('function');
+  });
+
+  it('throws, naming the assumption, when the stand-in is called', () => {
+    expect(() => registerDiagnosticsChannelInjection()).toThrow(FrameworkShapeError);
   });
 });
 
