@@ -48,6 +48,10 @@ const nextConfig: NextConfig = {
   deploymentId: env.DEPLOYMENT_ID,
   // Build-time values the browser needs; lib/public-env.ts reads them.
   env: {
+    // Fixed here even when unset (as 0): Next inlines a NEXT_PUBLIC_ variable only when the build
+    // sees it, and a server that read the rate at run time could turn tracing on in a build made
+    // without what tracing needs (above).
+    NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: String(env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE),
     NEXT_PUBLIC_SENTRY_RELEASE: release ?? '',
     NEXT_PUBLIC_SENTRY_ENVIRONMENT: env.SENTRY_ENVIRONMENT ?? '',
     SENTRY_TUNNEL_PATH: env.SENTRY_TUNNEL_PATH,

@@ -150,7 +150,7 @@ describe("Sentry's runtime channel injection", () => {
   /** Every JavaScript file an installed package ships under `build/`, as `<package>/build/...`. */
   function scriptsOf(pkg: string): { name: string; source: string }[] {
     return (readdirSync(packagePath(pkg, 'build'), { recursive: true, encoding: 'utf8' }) as string[])
-      .filter((file) => file.endsWith('.js'))
+      .filter((file) => /\.[cm]?js$/.test(file))
       .map((file) => ({ name: `${pkg}/build/${file}`, source: packageSource(pkg, `build/${file}`) }));
   }
 
@@ -175,8 +175,10 @@ describe("Sentry's runtime channel injection", () => {
       '@sentry/server-utils',
     ]
       .flatMap(scriptsOf)
-      // The Next.js SDK's build-time config, and the forwarders its webpack config points at.
+      // The Next.js SDK's build-time config, the forwarders its webpack config points at, and the
+      // `node --import` hooks: none of them is in this app's server bundle.
       .filter(({ name }) => !/^@sentry\/nextjs\/build\/(?:(?:esm|cjs)\/config|orchestrion-runtime)\//.test(name))
+      .filter(({ name }) => !/^@sentry\/(?:node|nextjs)\/build\/import-hook\.mjs$/.test(name))
       .filter(({ source }) => source.includes('@sentry/server-runtime-injection'))
       .map(({ name }) => name);
     expect(importers.sort()).toEqual(['@sentry/node/build/cjs/sdk/client.js', '@sentry/node/build/esm/sdk/client.js']);
@@ -186,6 +188,7 @@ describe("Sentry's runtime channel injection", () => {
 
   it('throws, naming the assumption, when the stand-in is called', () => {
     expect(() => registerDiagnosticsChannelInjection()).toThrow(FrameworkShapeError);
+    expect(() => registerDiagnosticsChannelInjection()).toThrow(CHANNEL_INJECTION_SWITCH);
   });
 });
 
