@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { withSentryConfig } from '@sentry/nextjs/config';
 import type { NextConfig } from 'next';
-import { env, isProduction } from './lib/env';
+import { env, isProduction, isTracingEnabled } from './lib/env';
 import { CHANNEL_INJECTION_MODULE, CHANNEL_INJECTION_SWITCH } from './lib/framework-internals.mjs';
 import { resolveBuildRelease } from './lib/observability/build-release';
 import { ACTION_BODY_LIMIT_BYTES } from './lib/security/action-guard';
@@ -11,8 +11,6 @@ import { DEV_TUNNEL_ROUTE } from './lib/tunnel/tunnel-path';
 import { assertTunnelPathIsFree } from './lib/tunnel/tunnel-path-check';
 
 const release = resolveBuildRelease(env.SENTRY_RELEASE);
-// The sample rate is fixed at build time (lib/public-env.ts): so is everything only tracing uses.
-const isTracing = env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE > 0;
 assertTunnelPathIsFree(env.SENTRY_TUNNEL_PATH, process.cwd());
 
 const nextConfig: NextConfig = {
@@ -42,15 +40,15 @@ const nextConfig: NextConfig = {
     debugIds: true,
     // Without tracing, Sentry's runtime channel injection is never called (sentry.server.config.ts):
     // its package is left out of the build rather than loaded for nothing (lib/framework-internals.mjs).
-    resolveAlias: isTracing ? {} : { [CHANNEL_INJECTION_MODULE]: './lib/framework-internals.mjs' },
+    resolveAlias: isTracingEnabled ? {} : { [CHANNEL_INJECTION_MODULE]: './lib/framework-internals.mjs' },
   },
-  compiler: { defineServer: { [CHANNEL_INJECTION_SWITCH]: isTracing } },
+  compiler: { defineServer: { [CHANNEL_INJECTION_SWITCH]: isTracingEnabled } },
   deploymentId: env.DEPLOYMENT_ID,
   // Build-time values the browser needs; lib/public-env.ts reads them.
   env: {
     // Fixed here even when unset (as 0): Next inlines a NEXT_PUBLIC_ variable only when the build
-    // sees it, and a server that read the rate at run time could turn tracing on in a build made
-    // without what tracing needs (above).
+    // sees it, and a server that read the rate at run time could turn tracing on in a build that
+    // left out what tracing needs (`resolveAlias` and `compiler` above).
     NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: String(env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE),
     NEXT_PUBLIC_SENTRY_RELEASE: release ?? '',
     NEXT_PUBLIC_SENTRY_ENVIRONMENT: env.SENTRY_ENVIRONMENT ?? '',

@@ -137,3 +137,9 @@ export const browserDsn = env.NEXT_PUBLIC_SENTRY_DSN;
 export const isProduction = env.NODE_ENV === 'production';
 
 export const isExamplesEnabled = !isProduction || env.ENABLE_SENTRY_EXAMPLES === true;
+
+/**
+ * Whether this build traces. The rate is fixed at build time (next.config.ts inlines it), so the
+ * build (what it leaves out) and the server's init (what it turns on) read the same answer.
+ */
+export const isTracingEnabled = env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE > 0;
