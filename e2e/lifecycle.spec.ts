@@ -102,7 +102,6 @@ test("without tracing, scope data set in one request never reaches another reque
   app = await startApp(3105, 'isolation', {
     NEXT_DIST_DIR: '.next-bare',
     SENTRY_DSN,
-    NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: '0',
   });
   const labels = Array.from({ length: 8 }, (_, index) => `request-${index}`);
   const responses = await Promise.all(
@@ -130,7 +129,6 @@ test("a server built without tracing reports its errors without loading Sentry's
   app = await startApp(3112, 'no-channels', {
     NEXT_DIST_DIR: '.next-bare',
     SENTRY_DSN,
-    NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: '0',
     NODE_DEBUG: 'module',
   });
   expect((await fetch(`${app.url}/api/sentry-example-api?label=no-channels`)).status).toBe(500);
