@@ -1,3 +1,6 @@
+import type { Instrumentation } from 'next';
+import { reportRequestError } from '@/lib/observability/request-error';
+
 export async function register() {
   // NEXT_RUNTIME is set by Next per bundle (not one of ours, so not in lib/env.ts): each runtime
   // loads only its own init.
@@ -19,4 +22,15 @@ export async function register() {
   }
 }
 
-export { reportRequestError as onRequestError } from '@/lib/observability/request-error';
+export const onRequestError: Instrumentation.onRequestError = async (...args) => {
+  // Each runtime's bundle keeps only its own branch, as in register(): the Node server's SDK is the
+  // ES module build (next.config.ts), the edge runtime's the package's edge build.
+  if (process.env.NEXT_RUNTIME === 'nodejs') {
+    const { captureRequestError } = await import('sentry-nextjs-server-esm');
+    reportRequestError(captureRequestError, ...args);
+  }
+  if (process.env.NEXT_RUNTIME === 'edge') {
+    const { captureRequestError } = await import('@sentry/nextjs');
+    reportRequestError(captureRequestError, ...args);
+  }
+};

@@ -2,8 +2,9 @@ import { resolve } from 'node:path';
 import { withSentryConfig } from '@sentry/nextjs/config';
 import type { NextConfig } from 'next';
 import { env, isProduction, isTracingEnabled } from './lib/env';
-import { CHANNEL_INJECTION_MODULE, CHANNEL_INJECTION_SWITCH } from './lib/framework-internals.mjs';
+import { CHANNEL_INJECTION_MODULE, CHANNEL_INJECTION_SWITCH, SERVER_SDK_MODULE } from './lib/framework-internals.mjs';
 import { resolveBuildRelease } from './lib/observability/build-release';
+import { serverSdkPath } from './lib/observability/server-sdk-path';
 import { ACTION_BODY_LIMIT_BYTES } from './lib/security/action-guard';
 import { developmentPolicy } from './lib/security/content-security-policy';
 import { securityHeaders } from './lib/security/headers';
@@ -38,9 +39,13 @@ const nextConfig: NextConfig = {
   productionBrowserSourceMaps: true,
   turbopack: {
     debugIds: true,
-    // Without tracing, Sentry's runtime channel injection is never called (sentry.server.config.ts):
-    // its package is left out of the build rather than loaded for nothing (lib/framework-internals.mjs).
-    resolveAlias: isTracingEnabled ? {} : { [CHANNEL_INJECTION_MODULE]: './lib/framework-internals.mjs' },
+    resolveAlias: {
+      // The Node server's SDK as ES modules, which the bundler tree-shakes (lib/framework-internals.mjs).
+      [SERVER_SDK_MODULE]: serverSdkPath(process.cwd()),
+      // Without tracing, Sentry's runtime channel injection is never called (sentry.server.config.ts):
+      // its package is left out of the build rather than loaded for nothing (lib/framework-internals.mjs).
+      ...(isTracingEnabled ? {} : { [CHANNEL_INJECTION_MODULE]: './lib/framework-internals.mjs' }),
+    },
   },
   compiler: { defineServer: { [CHANNEL_INJECTION_SWITCH]: isTracingEnabled } },
   deploymentId: env.DEPLOYMENT_ID,

@@ -1,4 +1,5 @@
-import * as Sentry from '@sentry/nextjs';
+// @sentry/nextjs as ES modules, tree-shaken (next.config.ts).
+import * as Sentry from 'sentry-nextjs-server-esm';
 import { isTracingEnabled } from '@/lib/env';
 import { serverIntegrations } from '@/lib/observability/server-integrations';
 import { serverSentryOptions } from '@/lib/observability/server-options';

@@ -124,12 +124,12 @@ test("without tracing, scope data set in one request never reaches another reque
 test("a server built without tracing reports its errors without loading Sentry's runtime channel injection", async ({
   sink,
 }) => {
-  // NODE_DEBUG=module: Node logs every module it loads. The traced build loads the package
-  // (tracing.spec.ts); this one, errors only, leaves it out of the build.
+  // NODE_DEBUG=module,esm: Node logs every module it loads, CommonJS or ES. The traced build loads
+  // the package (tracing.spec.ts); this one, errors only, leaves it out of the build.
   app = await startApp(3112, 'no-channels', {
     NEXT_DIST_DIR: '.next-bare',
     SENTRY_DSN,
-    NODE_DEBUG: 'module',
+    NODE_DEBUG: 'module,esm',
   });
   expect((await fetch(`${app.url}/api/sentry-example-api?label=no-channels`)).status).toBe(500);
   await sink.waitForErrorEvent((event) => exceptionValue(event)?.includes('(label no-channels)') === true);

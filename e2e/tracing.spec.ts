@@ -117,11 +117,12 @@ test("a traced request that uses an instrumented client library shows the librar
 test("the traced standalone server registers the SDK's diagnostics-channel hooks, without a warning", async ({
   request,
 }) => {
-  // NODE_DEBUG=module: Node logs every module it loads.
-  const app = await startApp(3111, 'channels', { NODE_DEBUG: 'module' });
+  // NODE_DEBUG=module,esm: Node logs every module it loads, CommonJS or ES. The SDK imports the
+  // package as an ES module, by the name Next gives a server external (symlinked to the package).
+  const app = await startApp(3111, 'channels', { NODE_DEBUG: 'module,esm' });
   try {
     expect((await request.get(`${app.url}/status`)).status()).toBe(200);
-    expect(app.output()).toMatch(/Module\._load REQUEST @sentry\/server-runtime-injection\S*\/register /);
+    expect(app.output()).toMatch(/: Storing file:\/\/\S*\/@sentry\/server-runtime-injection\S*\/register\.js /);
     expect(app.output()).not.toContain('Failed to register diagnostics-channel injection hooks');
     expect(app.output()).toContain('Ready on');
   } finally {

@@ -249,6 +249,32 @@ export function registerDiagnosticsChannelInjection() {
   );
 }
 
+// --- The server SDK's ES module build (@sentry/nextjs 11.1.0, `package.json` `exports["."]`) ------
+// Under Node the package's exports map sends every import to its CommonJS build (the `node`
+// condition, ahead of `import`). Bundled, CommonJS is not tree-shaken: the server loaded the whole
+// SDK, every integration and a table of some 2,000 attribute names among them (docs/performance.md).
+// The package's own `import` entry is the same SDK as ES modules, which the bundler shakes to what
+// the server calls. Turbopack cannot pick conditions per runtime, and an alias on `@sentry/nextjs`
+// itself would reach the edge runtime too (only a `browser` condition is supported), so the Node
+// server imports the SDK by the name below, which next.config.ts resolves to that entry.
+
+export const SERVER_SDK_MODULE = 'sentry-nextjs-server-esm';
+
+/**
+ * The ES module build of the package's server entry, relative to the package, from its parsed
+ * package.json. Throws when the exports map no longer has one where it did.
+ * @param {unknown} packageJson
+ * @returns {string}
+ */
+export function serverSdkEsmEntry(packageJson) {
+  const root = isRecord(packageJson) && isRecord(packageJson.exports) ? packageJson.exports['.'] : undefined;
+  const entry = isRecord(root) ? root.import : undefined;
+  if (typeof entry !== 'string' || !entry.startsWith('./build/esm/')) {
+    throw new FrameworkShapeError('@sentry/nextjs package.json: exports["."].import is not an ES module build');
+  }
+  return entry;
+}
+
 // --- Sentry's default server integrations (@sentry/nextjs 11.1.0, by `name`) ----------------------
 
 /**

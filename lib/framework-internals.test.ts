@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import { getDefaultIntegrations, spotlightIntegration } from '@sentry/nextjs';
 import {
   ACTION_HEADER,
@@ -24,8 +25,11 @@ import {
   prerenderedRoutesFrom,
   registerDiagnosticsChannelInjection,
   reloadingActionHeaders,
+  SERVER_SDK_MODULE,
   STANDALONE_CONFIG_VARIABLE,
+  serverSdkEsmEntry,
 } from '@/lib/framework-internals.mjs';
+import { serverSdkPath } from '@/lib/observability/server-sdk-path';
 
 const require = createRequire(import.meta.url);
 
@@ -189,6 +193,36 @@ describe("Sentry's runtime channel injection", () => {
   it('throws, naming the assumption, when the stand-in is called', () => {
     expect(() => registerDiagnosticsChannelInjection()).toThrow(FrameworkShapeError);
     expect(() => registerDiagnosticsChannelInjection()).toThrow(CHANNEL_INJECTION_SWITCH);
+  });
+});
+
+describe("@sentry/nextjs's exports map", () => {
+  const packageJson = JSON.parse(packageSource('@sentry/nextjs', 'package.json')) as {
+    exports: Record<string, Record<string, unknown>>;
+  };
+
+  it('sends Node to its CommonJS build, which is why the server imports the ES module one by name', () => {
+    expect(packageJson.exports['.']?.node).toMatch(/^\.\/build\/cjs\//);
+  });
+
+  it('has an ES module server entry with every export of the CommonJS one the server would get', async () => {
+    const esm = (await import(packagePath('@sentry/nextjs', serverSdkEsmEntry(packageJson)))) as object;
+    const cjs = require(packagePath('@sentry/nextjs', String(packageJson.exports['.']?.node))) as object;
+    expect(Object.keys(esm).sort()).toEqual(Object.keys(cjs).sort());
+    expect(Object.keys(esm)).toEqual(expect.arrayContaining(['init', 'captureRequestError', 'getDefaultIntegrations']));
+  });
+
+  it('is where the alias next.config.ts gives the server SDK points', () => {
+    expect(resolve(serverSdkPath(process.cwd()))).toBe(
+      resolve(packagePath('@sentry/nextjs', ''), serverSdkEsmEntry(packageJson)),
+    );
+    expect(SERVER_SDK_MODULE).not.toMatch(/^@sentry\//);
+  });
+
+  it('refuses to build when the entry is gone, naming it', () => {
+    const withoutEntry = { exports: { '.': { node: './build/cjs/index.server.js' } } };
+    expect(() => serverSdkEsmEntry(withoutEntry)).toThrow(FrameworkShapeError);
+    expect(() => serverSdkEsmEntry(withoutEntry)).toThrow('exports["."].import');
   });
 });
 

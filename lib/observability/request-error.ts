@@ -1,15 +1,19 @@
 import 'server-only';
-import { captureRequestError } from '@sentry/nextjs';
+import type { Instrumentation } from 'next';
 import { digestOf } from '@/lib/observability/digest';
 
-type RequestErrorArgs = Parameters<typeof captureRequestError>;
+type RequestErrorArgs = Parameters<Instrumentation.onRequestError>;
 
 /**
- * Next's `onRequestError` hook: reports each server error once, through the SDK's own capture.
+ * Next's `onRequestError` hook: reports each server error once, through the SDK's own capture,
+ * which the caller passes in because each runtime has its own build of the SDK (instrumentation.ts).
  * Next gives render and action errors a digest; a route handler's error has none, so it gets one
  * here, and every server event can be found by the digest tag that `beforeSend` adds.
  */
-export function reportRequestError(...[error, request, context]: RequestErrorArgs): void {
+export function reportRequestError(
+  captureRequestError: (...args: RequestErrorArgs) => void,
+  ...[error, request, context]: RequestErrorArgs
+): void {
   if (typeof error === 'object' && error !== null && digestOf(error) === undefined) {
     // Web Crypto, not node:crypto: this hook is bundled for the edge runtime too. Decimal, like
     // Next's own digests.
