@@ -39,6 +39,11 @@ const nextConfig: NextConfig = {
   // Served as the app is: Next's standalone server (`npm run bench` copies the static files in).
   output: 'standalone',
   headers: async () => [{ source: '/:path*', headers: securityHeaders }],
+  // Turbopack compiles the repository's instrumentation.ts here too (its root is the repository),
+  // though Next never runs it in this app. The name the app's server imports its SDK by resolves
+  // only in the app's next.config.ts; here it is an empty module, so nothing of Sentry's server SDK
+  // is compiled for it.
+  turbopack: { resolveAlias: { 'sentry-nextjs-server-esm': false } },
   experimental: {
     staleTimes: { dynamic: 30, static: 300 },
   },
