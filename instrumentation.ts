@@ -23,8 +23,9 @@ export async function register() {
 }
 
 export const onRequestError: Instrumentation.onRequestError = async (...args) => {
-  // Each runtime's bundle keeps only its own branch, as in register(): the Node server's SDK is the
-  // ES module build (next.config.ts), the edge runtime's the package's edge build.
+  // Each runtime's bundle keeps only its own branch, as in register() (Next sets NEXT_RUNTIME in
+  // both): the Node server's SDK is the ES module build (next.config.ts), the edge runtime's the
+  // package's edge build.
   if (process.env.NEXT_RUNTIME === 'nodejs') {
     const { captureRequestError } = await import('sentry-nextjs-server-esm');
     reportRequestError(captureRequestError, ...args);

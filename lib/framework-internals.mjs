@@ -252,7 +252,7 @@ export function registerDiagnosticsChannelInjection() {
 // --- The server SDK's ES module build (@sentry/nextjs 11.1.0, `package.json` `exports["."]`) ------
 // Under Node the package's exports map sends every import to its CommonJS build (the `node`
 // condition, ahead of `import`). Bundled, CommonJS is not tree-shaken: the server loaded the whole
-// SDK, every integration and a table of some 2,000 attribute names among them (docs/performance.md).
+// SDK, every integration and a table describing every span attribute among them (docs/performance.md).
 // The package's own `import` entry is the same SDK as ES modules, which the bundler shakes to what
 // the server calls. Turbopack cannot pick conditions per runtime, and an alias on `@sentry/nextjs`
 // itself would reach the edge runtime too (only a `browser` condition is supported), so the Node

@@ -5,8 +5,8 @@ import { digestOf } from '@/lib/observability/digest';
 type RequestErrorArgs = Parameters<Instrumentation.onRequestError>;
 
 /**
- * Next's `onRequestError` hook: reports each server error once, through the SDK's own capture,
- * which the caller passes in because each runtime has its own build of the SDK (instrumentation.ts).
+ * What Next's `onRequestError` hook (instrumentation.ts) does with each server error: reports it
+ * once, through the SDK's own capture, which the hook passes in from its runtime's build of the SDK.
  * Next gives render and action errors a digest; a route handler's error has none, so it gets one
  * here, and every server event can be found by the digest tag that `beforeSend` adds.
  */
