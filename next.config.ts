@@ -45,9 +45,13 @@ const nextConfig: NextConfig = {
     resolveAlias: {
       // The Node server's SDK as ES modules, which the bundler tree-shakes (lib/framework-internals.mjs).
       [SERVER_SDK_MODULE]: serverSdkPath(process.cwd()),
-      // Without tracing, Sentry's runtime channel injection is never called (sentry.server.config.ts):
-      // its package is left out of the build rather than loaded for nothing (lib/framework-internals.mjs).
-      ...(isTracingEnabled ? {} : { [CHANNEL_INJECTION_MODULE]: './lib/framework-internals.mjs' }),
+      // Sentry's runtime channel injection. Without tracing it is never called (sentry.server.config.ts),
+      // and its package is left out of the build rather than loaded for nothing
+      // (lib/framework-internals.mjs). With tracing, it starts the module hook's thread only where the
+      // deployment holds an ES module to instrument (lib/observability/channel-injection.ts).
+      [CHANNEL_INJECTION_MODULE]: isTracingEnabled
+        ? './lib/observability/channel-injection.ts'
+        : './lib/framework-internals.mjs',
     },
   },
   compiler: { defineServer: { [CHANNEL_INJECTION_SWITCH]: isTracingEnabled } },

@@ -249,6 +249,49 @@ export function registerDiagnosticsChannelInjection() {
   );
 }
 
+// With tracing, the package's registration (`build/esm/register.js`) does two things on a Node
+// without in-thread module hooks (before 24.13): it patches CommonJS loading, and it hands an ES
+// module hook to `module.register`, which Node runs in a thread of its own, with its own V8 heap
+// (about 13 MB, docs/performance.md). The hook only ever sees ES modules, and it cannot be asked
+// for without the rest. The package reads `register` at call time through its ES module namespace
+// of `node:module`, whose bindings follow the builtin's exports on `syncBuiltinESMExports()`.
+// Sentry's own record of what it registered is the `__SENTRY_ORCHESTRION__` object on the global
+// (@sentry/server-utils `orchestrion/detect.js`): its `runtime` array exists once it registered.
+
+const CHANNEL_INJECTION_MARKER = '__SENTRY_ORCHESTRION__';
+
+/**
+ * @typedef {object} NodeModuleApi the parts of `node:module` the registration below swaps
+ * @property {Function} register
+ * @property {() => void} syncBuiltinESMExports
+ */
+
+/**
+ * Runs Sentry's registration with `module.register` set aside, so CommonJS packages get their
+ * channels and no module-hook thread starts. For a deployment that holds no ES module any
+ * instrumentation targets (lib/observability/channel-injection.ts decides). Throws when Sentry did
+ * not record a registration: its instrumentations would then record nothing.
+ * @param {() => void} register the package's `registerDiagnosticsChannelInjection`
+ * @param {NodeModuleApi} nodeModule
+ */
+export function registerChannelInjectionForCommonJs(register, nodeModule) {
+  const moduleRegister = nodeModule.register;
+  nodeModule.register = () => {};
+  nodeModule.syncBuiltinESMExports();
+  try {
+    register();
+  } finally {
+    nodeModule.register = moduleRegister;
+    nodeModule.syncBuiltinESMExports();
+  }
+  const marker = /** @type {Record<string, unknown>} */ (globalThis)[CHANNEL_INJECTION_MARKER];
+  if (!isRecord(marker) || !Array.isArray(marker.runtime)) {
+    throw new FrameworkShapeError(
+      `${CHANNEL_INJECTION_MODULE} left no globalThis.${CHANNEL_INJECTION_MARKER}.runtime: channels not injected`,
+    );
+  }
+}
+
 // --- The server SDK's ES module build (@sentry/nextjs 11.1.0, `package.json` `exports["."]`) ------
 // Under Node the package's exports map sends every import to its CommonJS build (the `node`
 // condition, ahead of `import`). Bundled, CommonJS is not tree-shaken: the server loaded the whole

@@ -2,7 +2,7 @@
 // installed Next.js and Sentry SDK. An upgrade that changes one fails here, in CI, by name.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import nodeModule, { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { getDefaultIntegrations, spotlightIntegration } from '@sentry/nextjs';
 import {
@@ -23,6 +23,7 @@ import {
   PRERENDER_CLASSIFICATION,
   PRERENDER_MANIFEST_FILE,
   prerenderedRoutesFrom,
+  registerChannelInjectionForCommonJs,
   registerDiagnosticsChannelInjection,
   reloadingActionHeaders,
   STANDALONE_CONFIG_VARIABLE,
@@ -192,6 +193,53 @@ describe("Sentry's runtime channel injection", () => {
   it('throws, naming the assumption, when the stand-in is called', () => {
     expect(() => registerDiagnosticsChannelInjection()).toThrow(FrameworkShapeError);
     expect(() => registerDiagnosticsChannelInjection()).toThrow(CHANNEL_INJECTION_SWITCH);
+  });
+
+  /**
+   * Registers in a fresh Node process, as the server's SDK does (the package's ES module build,
+   * which the standalone output holds), then loads generic-pool, a CommonJS package Sentry
+   * instruments. Reports the process's threads before and after, and what Sentry recorded.
+   */
+  function registerInFreshProcess(how: 'sentry' | 'commonjs-only'): {
+    threadsAdded: number;
+    injected: unknown;
+  } {
+    const script = `
+      import nodeModule from 'node:module';
+      import { readdirSync } from 'node:fs';
+      import { registerDiagnosticsChannelInjection } from '@sentry/server-runtime-injection';
+      import { registerChannelInjectionForCommonJs } from './lib/framework-internals.mjs';
+      const threads = () => readdirSync('/proc/self/task').length;
+      const before = threads();
+      if (${JSON.stringify(how)} === 'sentry') registerDiagnosticsChannelInjection();
+      else registerChannelInjectionForCommonJs(registerDiagnosticsChannelInjection, nodeModule);
+      const threadsAdded = threads() - before;
+      nodeModule.createRequire(process.cwd() + '/')('generic-pool');
+      console.log(JSON.stringify({ threadsAdded, injected: globalThis.__SENTRY_ORCHESTRION__?.runtime }));
+    `;
+    const output = execFileSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8' });
+    return JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as { threadsAdded: number; injected: unknown };
+  }
+
+  // From Node 24.13 Sentry registers its hooks in the thread that loads the modules (register.js).
+  const hasInThreadModuleHooks = 'registerHooks' in nodeModule;
+
+  it.skipIf(hasInThreadModuleHooks)(
+    "starts a module-hook thread on this Node when left to Sentry's registration",
+    () => {
+      expect(registerInFreshProcess('sentry')).toEqual({ threadsAdded: 1, injected: ['generic-pool'] });
+    },
+  );
+
+  it('injects CommonJS packages without that thread when module.register is set aside', () => {
+    expect(registerInFreshProcess('commonjs-only')).toEqual({ threadsAdded: 0, injected: ['generic-pool'] });
+  });
+
+  it('refuses to go on when Sentry recorded no registration', () => {
+    const register = () => {};
+    const api = { register, syncBuiltinESMExports: () => {} };
+    expect(() => registerChannelInjectionForCommonJs(() => {}, api)).toThrow(FrameworkShapeError);
+    expect(api.register).toBe(register);
   });
 });
 
