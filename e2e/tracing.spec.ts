@@ -114,7 +114,7 @@ test("a traced request that uses an instrumented client library shows the librar
   expect(spanIdsOf(transaction)).toContain(poolSpan?.parent_span_id);
 });
 
-test("the traced standalone server registers the SDK's diagnostics-channel hooks, without a warning", async ({
+test("the traced standalone server registers the SDK's diagnostics-channel hooks, without a warning or a module-hook thread", async ({
   request,
 }) => {
   // NODE_DEBUG=module,esm: Node logs every module it loads, CommonJS or ES. The SDK imports the
@@ -124,6 +124,11 @@ test("the traced standalone server registers the SDK's diagnostics-channel hooks
     expect((await request.get(`${app.url}/status`)).status()).toBe(200);
     expect(app.output()).toMatch(/: Storing file:\/\/\S*\/@sentry\/server-runtime-injection\S*\/register\.js /);
     expect(app.output()).not.toContain('Failed to register diagnostics-channel injection hooks');
+    // Its node_modules holds no ES module Sentry instruments (generic-pool is CommonJS), so Node's
+    // module-hook thread, which would load the package's ES module hook, is not started.
+    expect(app.output()).not.toMatch(
+      /: Storing file:\/\/\S*\/@sentry\/server-runtime-injection\S*\/build\/esm\/hook\.js /,
+    );
     expect(app.output()).toContain('Ready on');
   } finally {
     await app.stop();
