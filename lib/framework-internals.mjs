@@ -260,23 +260,45 @@ export function registerDiagnosticsChannelInjection() {
 
 const CHANNEL_INJECTION_MARKER = '__SENTRY_ORCHESTRION__';
 
+/** Sentry's record of its channel injection, if any. */
+function channelInjectionMarker() {
+  const marker = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (globalThis))[CHANNEL_INJECTION_MARKER];
+  return isRecord(marker) ? marker : undefined;
+}
+
+/** @param {Record<string, unknown> | undefined} marker */
+function isRegistered(marker) {
+  return Array.isArray(marker?.runtime);
+}
+
 /**
  * @typedef {object} NodeModuleApi the parts of `node:module` the registration below swaps
  * @property {Function} register
+ * @property {unknown} [registerHooks] Node's in-thread hooks, which Sentry uses from Node 24.13
  * @property {() => void} syncBuiltinESMExports
  */
 
 /**
  * Runs Sentry's registration with `module.register` set aside, so CommonJS packages get their
  * channels and no module-hook thread starts. For a deployment that holds no ES module any
- * instrumentation targets (lib/observability/channel-injection.ts decides). Throws when Sentry did
- * not record a registration: its instrumentations would then record nothing.
+ * instrumentation targets (lib/observability/channel-injection.ts decides). Throws when Sentry
+ * recorded no registration (its instrumentations would record nothing), and when a Node that has
+ * only `module.register` saw Sentry not ask for it: Sentry then reached Node's API another way, and
+ * the thread may be running after all.
  * @param {() => void} register the package's `registerDiagnosticsChannelInjection`
  * @param {NodeModuleApi} nodeModule
  */
 export function registerChannelInjectionForCommonJs(register, nodeModule) {
+  if (isRegistered(channelInjectionMarker())) {
+    return;
+  }
   const moduleRegister = nodeModule.register;
-  nodeModule.register = () => {};
+  let askedForModuleHook = false;
+  nodeModule.register = () => {
+    askedForModuleHook = true;
+  };
+  // Updates what ES modules see of every builtin, not only `node:module`: harmless while nothing
+  // else has changed a builtin's exports, which nothing in this app does.
   nodeModule.syncBuiltinESMExports();
   try {
     register();
@@ -284,11 +306,18 @@ export function registerChannelInjectionForCommonJs(register, nodeModule) {
     nodeModule.register = moduleRegister;
     nodeModule.syncBuiltinESMExports();
   }
-  const marker = /** @type {Record<string, unknown>} */ (globalThis)[CHANNEL_INJECTION_MARKER];
-  if (!isRecord(marker) || !Array.isArray(marker.runtime)) {
+  const marker = channelInjectionMarker();
+  // Sentry found no API to register with (Bun, say), or registering failed, and warned itself.
+  if (marker?.runtimeUnavailable === true) {
+    return;
+  }
+  if (!isRegistered(marker)) {
     throw new FrameworkShapeError(
       `${CHANNEL_INJECTION_MODULE} left no globalThis.${CHANNEL_INJECTION_MARKER}.runtime: channels not injected`,
     );
+  }
+  if (!askedForModuleHook && typeof nodeModule.registerHooks !== 'function') {
+    throw new FrameworkShapeError(`${CHANNEL_INJECTION_MODULE} did not ask module.register for its hook`);
   }
 }
 

@@ -1,8 +1,8 @@
 // Contract tests: each private shape lib/framework-internals.mjs relies on, checked against the
 // installed Next.js and Sentry SDK. An upgrade that changes one fails here, in CI, by name.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import nodeModule, { createRequire } from 'node:module';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { getDefaultIntegrations, spotlightIntegration } from '@sentry/nextjs';
 import {
@@ -221,25 +221,89 @@ describe("Sentry's runtime channel injection", () => {
     return JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as { threadsAdded: number; injected: unknown };
   }
 
-  // From Node 24.13 Sentry registers its hooks in the thread that loads the modules (register.js).
-  const hasInThreadModuleHooks = 'registerHooks' in nodeModule;
+  // From Node 24.13 (25.1 on 25) Sentry registers its hooks in the thread that loads the modules
+  // (register.js), and no thread is started either way; threads are counted where Linux lists them.
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  const sentryHooksInThread = major > 25 || (major === 25 && minor >= 1) || (major === 24 && minor >= 13);
+  const cannotCountThreads = sentryHooksInThread || !existsSync('/proc/self/task');
 
-  it.skipIf(hasInThreadModuleHooks)(
-    "starts a module-hook thread on this Node when left to Sentry's registration",
+  it.skipIf(cannotCountThreads)("starts a module-hook thread on this Node when left to Sentry's registration", () => {
+    expect(registerInFreshProcess('sentry')).toEqual({ threadsAdded: 1, injected: ['generic-pool'] });
+  });
+
+  it.skipIf(cannotCountThreads)(
+    'injects CommonJS packages without that thread when module.register is set aside',
     () => {
-      expect(registerInFreshProcess('sentry')).toEqual({ threadsAdded: 1, injected: ['generic-pool'] });
+      expect(registerInFreshProcess('commonjs-only')).toEqual({ threadsAdded: 0, injected: ['generic-pool'] });
     },
   );
 
-  it('injects CommonJS packages without that thread when module.register is set aside', () => {
-    expect(registerInFreshProcess('commonjs-only')).toEqual({ threadsAdded: 0, injected: ['generic-pool'] });
-  });
+  describe('checked at start-up', () => {
+    const markerName = '__SENTRY_ORCHESTRION__';
+    const global = globalThis as Record<string, unknown>;
+    let saved: unknown;
+    beforeEach(() => {
+      saved = global[markerName];
+      delete global[markerName];
+    });
+    afterEach(() => {
+      global[markerName] = saved;
+    });
 
-  it('refuses to go on when Sentry recorded no registration', () => {
-    const register = () => {};
-    const api = { register, syncBuiltinESMExports: () => {} };
-    expect(() => registerChannelInjectionForCommonJs(() => {}, api)).toThrow(FrameworkShapeError);
-    expect(api.register).toBe(register);
+    /** Stands in for `node:module`, with `register` as given. */
+    const nodeModuleWith = (register: () => void) => ({ register, syncBuiltinESMExports: () => {} });
+
+    it('refuses to go on when Sentry recorded no registration', () => {
+      const api = nodeModuleWith(() => {});
+      expect(() => registerChannelInjectionForCommonJs(() => {}, api)).toThrow(/left no .*runtime/);
+    });
+
+    it('refuses to go on when Sentry registered without asking module.register, on a Node without in-thread hooks', () => {
+      const register = () => {
+        global[markerName] = { runtime: [] };
+      };
+      expect(() =>
+        registerChannelInjectionForCommonJs(
+          register,
+          nodeModuleWith(() => {}),
+        ),
+      ).toThrow(/did not ask module\.register/);
+    });
+
+    it('goes on when Sentry asked module.register, which did nothing, and recorded its registration', () => {
+      let threadStarted = false;
+      const api = nodeModuleWith(() => {
+        threadStarted = true;
+      });
+      const register = () => {
+        api.register();
+        global[markerName] = { runtime: [] };
+      };
+      registerChannelInjectionForCommonJs(register, api);
+      expect(threadStarted).toBe(false);
+    });
+
+    it('goes on, as Sentry does, when Sentry found no way to register and said so', () => {
+      const register = () => {
+        global[markerName] = { runtimeUnavailable: true };
+      };
+      expect(() =>
+        registerChannelInjectionForCommonJs(
+          register,
+          nodeModuleWith(() => {}),
+        ),
+      ).not.toThrow();
+    });
+
+    it("puts module.register back when Sentry's registration throws", () => {
+      const moduleRegister = () => {};
+      const api = nodeModuleWith(moduleRegister);
+      const register = () => {
+        throw new Error('broken');
+      };
+      expect(() => registerChannelInjectionForCommonJs(register, api)).toThrow('broken');
+      expect(api.register).toBe(moduleRegister);
+    });
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SENTRY_RUNTIME_INSTRUMENTATIONS } from '@sentry/server-utils/orchestrion/config';
@@ -85,17 +85,43 @@ describe('whether a deployment needs the module hook for ES modules', () => {
     expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(true);
   });
 
-  it('does not without a node_modules folder', () => {
-    expect(holdsInstrumentedEsModule(join(root, 'node_modules'), instrumentations)).toBe(false);
+  it('does without a node_modules folder, where it cannot tell what the server loads', () => {
+    expect(holdsInstrumentedEsModule(join(root, 'node_modules'), instrumentations)).toBe(true);
   });
 
-  it("finds generic-pool, which the example route uses, CommonJS in Sentry's own list", () => {
+  it('does when a targeted .js file without a package type uses module syntax, which Node loads as ES', () => {
     const nodeModules = install({
-      'generic-pool/package.json': '{"main":"index.js"}',
-      'generic-pool/lib/Pool.js': '',
+      'pool-lib/package.json': '{}',
+      'pool-lib/lib/pool.js': "import { EventEmitter } from 'node:events';\nexport class Pool {}\n",
     });
+    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(true);
+  });
+
+  it('does not for a CommonJS file that only imports dynamically', () => {
+    const nodeModules = install({
+      'pool-lib/package.json': '{}',
+      'pool-lib/lib/pool.js':
+        "'use strict';\nconst load = () =>\n  import('node:events');\nmodule.exports = { load };\n",
+    });
+    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(false);
+  });
+
+  it('reads a linked folder once, also when a link leads back to it', () => {
+    const nodeModules = install({
+      'app-lib/package.json': '{}',
+      'pool-lib/package.json': '{}',
+      'pool-lib/lib/pool.js': '',
+    });
+    symlinkSync(nodeModules, join(nodeModules, 'app-lib', 'node_modules'));
+    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(false);
+  });
+
+  it("reads the installed generic-pool, which the example route uses, as CommonJS against Sentry's own list", () => {
+    const nodeModules = install({});
+    cpSync(join(process.cwd(), 'node_modules', 'generic-pool'), join(nodeModules, 'generic-pool'), { recursive: true });
     expect(holdsInstrumentedEsModule(nodeModules, SENTRY_RUNTIME_INSTRUMENTATIONS)).toBe(false);
-    writeFileSync(join(nodeModules, 'generic-pool/package.json'), '{"type":"module"}');
+    const manifest = join(nodeModules, 'generic-pool', 'package.json');
+    writeFileSync(manifest, JSON.stringify({ ...JSON.parse(readFileSync(manifest, 'utf8')), type: 'module' }));
     expect(holdsInstrumentedEsModule(nodeModules, SENTRY_RUNTIME_INSTRUMENTATIONS)).toBe(true);
   });
 });

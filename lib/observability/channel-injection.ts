@@ -1,17 +1,20 @@
 import 'server-only';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import nodeModule from 'node:module';
 import { dirname, join } from 'node:path';
 import { registerDiagnosticsChannelInjection as registerWithModuleHook } from '@sentry/server-runtime-injection';
 import { SENTRY_RUNTIME_INSTRUMENTATIONS } from '@sentry/server-utils/orchestrion/config';
+import { isProduction } from '@/lib/env';
 import { registerChannelInjectionForCommonJs } from '@/lib/framework-internals.mjs';
 
 // With tracing, next.config.ts resolves the SDK's import of Sentry's channel injection to this
 // module. The injection makes instrumented packages (databases, pools, queues) emit the channels
 // Sentry's spans come from: CommonJS ones by a patch of Node's loader, ES modules by a module hook
-// that on Node 20 runs in a thread of its own. A deployment loads only what is in its node_modules
-// (the standalone output holds just what Next traced the server to use), so where nothing there is
-// an ES module an instrumentation targets, the thread would cost memory and instrument nothing.
+// that on Node 20 runs in a thread of its own. A production server loads only what its standalone
+// folder holds: Next traced into its node_modules every package the server uses, and the server
+// runs from that folder (scripts/start.mjs, the Dockerfile). Where nothing there is an ES module an
+// instrumentation targets, the thread would cost memory and instrument nothing. Any doubt counts as
+// needing the hook: a wrong yes costs memory, a wrong no would cost spans.
 
 /** The part of an instrumentation that says which file of which package it rewrites. */
 type InstrumentedFile = { module: { name: string; filePath: string | RegExp } };
@@ -29,7 +32,10 @@ function packageTypeAt(dir: string, packageDir: string): unknown {
   return dir === packageDir || dirname(dir) === dir ? undefined : packageTypeAt(dirname(dir), packageDir);
 }
 
-/** Whether a target of an installed package can be an ES module. A pattern might match one. */
+/** A line that starts with a static `import` or an `export`. */
+const MODULE_SYNTAX = /^\s*(?:import\s*[\w{*'"]|export\s*[\w{*])/m;
+
+/** Whether a target of an installed package can load as an ES module. A pattern might match one. */
 function isEsModuleTarget(packageDir: string, filePath: string | RegExp): boolean {
   if (typeof filePath !== 'string') {
     return true;
@@ -38,7 +44,12 @@ function isEsModuleTarget(packageDir: string, filePath: string | RegExp): boolea
   if (!existsSync(file) || file.endsWith('.cjs')) {
     return false;
   }
-  return file.endsWith('.mjs') || packageTypeAt(dirname(file), packageDir) === 'module';
+  if (file.endsWith('.mjs')) {
+    return true;
+  }
+  const type = packageTypeAt(dirname(file), packageDir);
+  // Without a `type`, Node loads a .js file that uses module syntax as an ES module.
+  return type === 'module' || (type !== 'commonjs' && MODULE_SYNTAX.test(readFileSync(file, 'utf8')));
 }
 
 /** The packages in one node_modules folder, by name, scoped ones included; undefined if unreadable. */
@@ -58,26 +69,30 @@ function packagesIn(nodeModules: string): { name: string; dir: string }[] | unde
 
 /**
  * Whether a package in `nodeModules`, or in one nested below it, holds an ES module that one of
- * `instrumentations` rewrites. What this cannot read in full (pnpm's store, a folder it may not
- * list) counts as yes: the hook then costs memory, where a wrong no would cost spans.
+ * `instrumentations` rewrites. What this cannot read in full (no such folder, pnpm's store, a
+ * folder it may not list) counts as yes.
  */
 export function holdsInstrumentedEsModule(nodeModules: string, instrumentations: readonly InstrumentedFile[]): boolean {
   const targets = new Map<string, (string | RegExp)[]>();
   for (const { module } of instrumentations) {
     targets.set(module.name, [...(targets.get(module.name) ?? []), module.filePath]);
   }
-  const folders = existsSync(nodeModules) ? [nodeModules] : [];
+  const folders = [nodeModules];
+  // Linked packages can lead back to a folder already read.
+  const read = new Set<string>();
   for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
-    const packages = packagesIn(folder);
+    const packages = existsSync(folder) ? packagesIn(folder) : undefined;
     if (packages === undefined) {
       return true;
     }
+    read.add(realpathSync(folder));
     for (const { name, dir } of packages) {
       if (name === '.pnpm' || targets.get(name)?.some((filePath) => isEsModuleTarget(dir, filePath))) {
         return true;
       }
-      if (existsSync(join(dir, 'node_modules'))) {
-        folders.push(join(dir, 'node_modules'));
+      const nested = join(dir, 'node_modules');
+      if (existsSync(nested) && !read.has(realpathSync(nested))) {
+        folders.push(nested);
       }
     }
   }
@@ -86,9 +101,11 @@ export function holdsInstrumentedEsModule(nodeModules: string, instrumentations:
 
 /** What the SDK's client calls on `init` when tracing is on (next.config.ts `resolveAlias`). */
 export function registerDiagnosticsChannelInjection(): void {
-  // The server's working folder is the deployment: the standalone folder (`npm start`, the
-  // container) or the repository under `next dev`.
-  if (holdsInstrumentedEsModule(join(process.cwd(), 'node_modules'), SENTRY_RUNTIME_INSTRUMENTATIONS)) {
+  // `next dev` can load anything installed, in this folder or above it (a workspace's root).
+  if (
+    !isProduction ||
+    holdsInstrumentedEsModule(join(process.cwd(), 'node_modules'), SENTRY_RUNTIME_INSTRUMENTATIONS)
+  ) {
     registerWithModuleHook();
   } else {
     registerChannelInjectionForCommonJs(registerWithModuleHook, nodeModule);
