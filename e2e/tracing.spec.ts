@@ -1,8 +1,14 @@
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Event } from '@sentry/core';
 import { startApp } from './support/app-process';
 import { expect, test } from './support/fixtures';
 
 type StreamedSpan = { name?: string; attributes?: Record<string, { value?: unknown } | undefined> };
+
+// Node's module-hook thread loading the package's ES module hook, as NODE_DEBUG=esm logs it.
+const moduleHookLoaded = /: Storing file:\/\/\S*\/@sentry\/server-runtime-injection\S*\/build\/esm\/hook\.js /;
 
 const notFoundName = /(^|\s)\/(404|_not-found|no-such-page)$/;
 
@@ -126,11 +132,34 @@ test("the traced standalone server registers the SDK's diagnostics-channel hooks
     expect(app.output()).not.toContain('Failed to register diagnostics-channel injection hooks');
     // Its node_modules holds no ES module Sentry instruments (generic-pool is CommonJS), so Node's
     // module-hook thread, which would load the package's ES module hook, is not started.
-    expect(app.output()).not.toMatch(
-      /: Storing file:\/\/\S*\/@sentry\/server-runtime-injection\S*\/build\/esm\/hook\.js /,
-    );
+    expect(app.output()).not.toMatch(moduleHookLoaded);
     expect(app.output()).toContain('Ready on');
   } finally {
     await app.stop();
+  }
+});
+
+test('a traced standalone server whose node_modules holds an ES module Sentry instruments starts the module hook for it', async ({
+  request,
+}) => {
+  // A copy of the production build, with one of Sentry's ES module targets added to its packages.
+  const copy = await mkdtemp(join(tmpdir(), 'shell-e2e-esm-target-'));
+  try {
+    await cp(join('.next', 'standalone'), copy, { recursive: true });
+    const target = join(copy, 'node_modules', '@typesafe-ai', 'sdk');
+    await mkdir(join(target, 'dist'), { recursive: true });
+    await writeFile(join(target, 'package.json'), JSON.stringify({ name: '@typesafe-ai/sdk', version: '1.0.0' }));
+    await writeFile(join(target, 'dist', 'index.mjs'), 'export {};\n');
+
+    const app = await startApp(3113, 'channels-esm', { NODE_DEBUG: 'esm' }, { standaloneDir: copy });
+    try {
+      expect((await request.get(`${app.url}/api/sentry-example-pool`)).status()).toBe(200);
+      expect(app.output()).toMatch(moduleHookLoaded);
+      expect(app.output()).not.toContain('Failed to register diagnostics-channel injection hooks');
+    } finally {
+      await app.stop();
+    }
+  } finally {
+    await rm(copy, { recursive: true, force: true });
   }
 });

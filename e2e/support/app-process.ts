@@ -34,16 +34,17 @@ function spawnApp(port: number, spoolName: string, env: Record<string, string>, 
 /**
  * Another instance of the production build on APP_URL, on its own port, with its own spool. The
  * spool starts empty, so nothing an earlier run left there arrives at the sink, unless
- * `keepSpool` (a restart that must deliver what the last run kept).
+ * `keepSpool` (a restart that must deliver what the last run kept). With `standaloneDir`, a copy
+ * of the build there.
  */
 export async function startApp(
   port: number,
   spoolName: string,
   env: Record<string, string> = {},
-  { keepSpool = false } = {},
+  { keepSpool = false, standaloneDir }: { keepSpool?: boolean; standaloneDir?: string } = {},
 ): Promise<AppProcess> {
   if (!keepSpool) await removeSpool(spoolName);
-  const { child, exited, output } = spawnApp(port, spoolName, env);
+  const { child, exited, output } = spawnApp(port, spoolName, env, standaloneDir);
   const url = `http://127.0.0.1:${port}`;
   await expect
     .poll(async () => (await fetch(`${url}/about`).catch(() => undefined))?.status, {
