@@ -307,6 +307,20 @@ describe("Sentry's runtime channel injection", () => {
   });
 });
 
+describe("the SDK's own packages the app imports", () => {
+  it('are pinned to the versions @sentry/nextjs depends on, so the app and the SDK share one copy', () => {
+    const ours = (JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string> })
+      .dependencies;
+    const sdks = (
+      JSON.parse(packageSource('@sentry/nextjs', 'package.json')) as { dependencies: Record<string, string> }
+    ).dependencies;
+    for (const name of ['@sentry/core', '@sentry/server-runtime-injection', '@sentry/server-utils']) {
+      expect({ name, version: ours[name] }).toEqual({ name, version: sdks[name] });
+      expect(require(`${name}/package.json`)).toMatchObject({ version: sdks[name] });
+    }
+  });
+});
+
 describe("@sentry/nextjs's exports map", () => {
   const packageJson = JSON.parse(packageSource('@sentry/nextjs', 'package.json')) as {
     exports: Record<string, Record<string, unknown>>;
