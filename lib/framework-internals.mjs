@@ -274,17 +274,27 @@ function isRegistered(marker) {
 /**
  * @typedef {object} NodeModuleApi the parts of `node:module` the registration below swaps
  * @property {Function} register
- * @property {unknown} [registerHooks] Node's in-thread hooks, which Sentry uses from Node 24.13
  * @property {() => void} syncBuiltinESMExports
  */
+
+/**
+ * Whether Sentry registers its module hooks in the thread that loads the modules on this Node
+ * (`module.registerHooks`, from Node 24.13, or 25.1 on 25: `hasStableSyncModuleHooks`), rather
+ * than through `module.register` and its thread.
+ * @param {string} nodeVersion as in `process.versions.node`
+ */
+export function sentryRegistersHooksInThread(nodeVersion) {
+  const [major = 0, minor = 0] = nodeVersion.split('.').map(Number);
+  return major > 25 || (major === 25 && minor >= 1) || (major === 24 && minor >= 13);
+}
 
 /**
  * Runs Sentry's registration with `module.register` set aside, so CommonJS packages get their
  * channels and no module-hook thread starts. For a deployment that holds no ES module any
  * instrumentation targets (lib/observability/channel-injection.ts decides). Throws when Sentry
- * recorded no registration (its instrumentations would record nothing), and when a Node that has
- * only `module.register` saw Sentry not ask for it: Sentry then reached Node's API another way, and
- * the thread may be running after all.
+ * recorded no registration (its instrumentations would record nothing), and when Sentry did not
+ * ask for `module.register` on a Node where it uses it: it then reached Node another way, and the
+ * thread may be running after all.
  * @param {() => void} register the package's `registerDiagnosticsChannelInjection`
  * @param {NodeModuleApi} nodeModule
  */
@@ -307,7 +317,8 @@ export function registerChannelInjectionForCommonJs(register, nodeModule) {
     nodeModule.syncBuiltinESMExports();
   }
   const marker = channelInjectionMarker();
-  // Sentry found no API to register with (Bun, say), or registering failed, and warned itself.
+  // Sentry found no API to register with (Bun, say), or registering failed (it warns of that):
+  // the server goes on, as it would with Sentry's own registration.
   if (marker?.runtimeUnavailable === true) {
     return;
   }
@@ -316,7 +327,7 @@ export function registerChannelInjectionForCommonJs(register, nodeModule) {
       `${CHANNEL_INJECTION_MODULE} left no globalThis.${CHANNEL_INJECTION_MARKER}.runtime: channels not injected`,
     );
   }
-  if (!askedForModuleHook && typeof nodeModule.registerHooks !== 'function') {
+  if (!askedForModuleHook && !sentryRegistersHooksInThread(process.versions.node)) {
     throw new FrameworkShapeError(`${CHANNEL_INJECTION_MODULE} did not ask module.register for its hook`);
   }
 }

@@ -27,6 +27,7 @@ import {
   registerDiagnosticsChannelInjection,
   reloadingActionHeaders,
   STANDALONE_CONFIG_VARIABLE,
+  sentryRegistersHooksInThread,
   serverSdkEsmEntry,
 } from '@/lib/framework-internals.mjs';
 import { serverSdkPath } from '@/lib/observability/server-sdk-path';
@@ -221,11 +222,21 @@ describe("Sentry's runtime channel injection", () => {
     return JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as { threadsAdded: number; injected: unknown };
   }
 
-  // From Node 24.13 (25.1 on 25) Sentry registers its hooks in the thread that loads the modules
-  // (register.js), and no thread is started either way; threads are counted where Linux lists them.
-  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  const sentryHooksInThread = major > 25 || (major === 25 && minor >= 1) || (major === 24 && minor >= 13);
-  const cannotCountThreads = sentryHooksInThread || !existsSync('/proc/self/task');
+  it('uses module.register, and so its thread, on the Node versions we take it to', () => {
+    const register = packageSource('@sentry/server-runtime-injection', 'build/esm/register.js');
+    expect(register).toContain('return major > 25 || major === 25 && minor >= 1 || major === 24 && minor >= 13;');
+    expect(['20.20.0', '22.15.0', '24.12.0', '25.0.0'].map(sentryRegistersHooksInThread)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(['24.13.0', '25.1.0', '26.0.0'].map(sentryRegistersHooksInThread)).toEqual([true, true, true]);
+  });
+
+  // Where Sentry registers in the loading thread, no thread is started either way; threads are
+  // counted where Linux lists them.
+  const cannotCountThreads = sentryRegistersHooksInThread(process.versions.node) || !existsSync('/proc/self/task');
 
   it.skipIf(cannotCountThreads)("starts a module-hook thread on this Node when left to Sentry's registration", () => {
     expect(registerInFreshProcess('sentry')).toEqual({ threadsAdded: 1, injected: ['generic-pool'] });
@@ -253,22 +264,37 @@ describe("Sentry's runtime channel injection", () => {
     /** Stands in for `node:module`, with `register` as given. */
     const nodeModuleWith = (register: () => void) => ({ register, syncBuiltinESMExports: () => {} });
 
+    it('leaves a registration Sentry has made already as it is', () => {
+      global[markerName] = { runtime: ['generic-pool'] };
+      let called = false;
+      registerChannelInjectionForCommonJs(
+        () => {
+          called = true;
+        },
+        nodeModuleWith(() => {}),
+      );
+      expect(called).toBe(false);
+    });
+
     it('refuses to go on when Sentry recorded no registration', () => {
       const api = nodeModuleWith(() => {});
       expect(() => registerChannelInjectionForCommonJs(() => {}, api)).toThrow(/left no .*runtime/);
     });
 
-    it('refuses to go on when Sentry registered without asking module.register, on a Node without in-thread hooks', () => {
-      const register = () => {
-        global[markerName] = { runtime: [] };
-      };
-      expect(() =>
-        registerChannelInjectionForCommonJs(
-          register,
-          nodeModuleWith(() => {}),
-        ),
-      ).toThrow(/did not ask module\.register/);
-    });
+    it.skipIf(sentryRegistersHooksInThread(process.versions.node))(
+      'refuses to go on when Sentry registered without asking module.register, on a Node where it uses it',
+      () => {
+        const register = () => {
+          global[markerName] = { runtime: [] };
+        };
+        expect(() =>
+          registerChannelInjectionForCommonJs(
+            register,
+            nodeModuleWith(() => {}),
+          ),
+        ).toThrow(/did not ask module\.register/);
+      },
+    );
 
     it('goes on when Sentry asked module.register, which did nothing, and recorded its registration', () => {
       let threadStarted = false;

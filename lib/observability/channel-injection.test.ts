@@ -1,8 +1,34 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { registerDiagnosticsChannelInjection as registerWithModuleHook } from '@sentry/server-runtime-injection';
 import { SENTRY_RUNTIME_INSTRUMENTATIONS } from '@sentry/server-utils/orchestrion/config';
-import { holdsInstrumentedEsModule } from '@/lib/observability/channel-injection';
+import { registerChannelInjectionForCommonJs } from '@/lib/framework-internals.mjs';
+import { holdsInstrumentedEsModule, registerDiagnosticsChannelInjection } from '@/lib/observability/channel-injection';
+
+// Folder reads are counted; the registrations are stand-ins, so nothing here patches Node's loader.
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  return { ...fs, readdirSync: vi.fn(fs.readdirSync) };
+});
+vi.mock('@sentry/server-runtime-injection', () => ({ registerDiagnosticsChannelInjection: vi.fn() }));
+vi.mock('@/lib/framework-internals.mjs', () => ({ registerChannelInjectionForCommonJs: vi.fn() }));
+const mode = vi.hoisted(() => ({ isProduction: false }));
+vi.mock('@/lib/env', () => ({
+  get isProduction() {
+    return mode.isProduction;
+  },
+}));
 
 const instrumentations = [
   { module: { name: 'pool-lib', filePath: 'lib/pool.js' } },
@@ -113,7 +139,32 @@ describe('whether a deployment needs the module hook for ES modules', () => {
       'pool-lib/lib/pool.js': '',
     });
     symlinkSync(nodeModules, join(nodeModules, 'app-lib', 'node_modules'));
+    vi.mocked(readdirSync).mockClear();
     expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(false);
+    const reads = vi.mocked(readdirSync).mock.calls.map(([folder]) => realpathSync(String(folder)));
+    expect(reads.filter((folder) => folder === realpathSync(nodeModules))).toHaveLength(1);
+  });
+
+  it('does not for CommonJS whose lines start with exports or with names that begin with import', () => {
+    const nodeModules = install({
+      'pool-lib/package.json': '{}',
+      'pool-lib/lib/pool.js': "'use strict';\nexports.Pool = Pool;\nimporter.load();\nexport_names();\n",
+    });
+    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(false);
+  });
+
+  it('does for a .js file without a package type that reads import.meta', () => {
+    const nodeModules = install({
+      'pool-lib/package.json': '{}',
+      'pool-lib/lib/pool.js': 'const here = new URL(import.meta.url);\n',
+    });
+    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(true);
+  });
+
+  it('does when a targeted file cannot be read', () => {
+    const nodeModules = install({ 'pool-lib/package.json': '{}' });
+    mkdirSync(join(nodeModules, 'pool-lib', 'lib', 'pool.js'), { recursive: true });
+    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(true);
   });
 
   it("reads the installed generic-pool, which the example route uses, as CommonJS against Sentry's own list", () => {
@@ -123,5 +174,37 @@ describe('whether a deployment needs the module hook for ES modules', () => {
     const manifest = join(nodeModules, 'generic-pool', 'package.json');
     writeFileSync(manifest, JSON.stringify({ ...JSON.parse(readFileSync(manifest, 'utf8')), type: 'module' }));
     expect(holdsInstrumentedEsModule(nodeModules, SENTRY_RUNTIME_INSTRUMENTATIONS)).toBe(true);
+  });
+});
+
+describe('the registration the SDK gets', () => {
+  afterEach(() => {
+    mode.isProduction = false;
+  });
+
+  it("is Sentry's own under next dev, which can load anything installed, above its folder too", () => {
+    install({ 'generic-pool/package.json': '{}', 'generic-pool/lib/Pool.js': "'use strict';\n" });
+    vi.spyOn(process, 'cwd').mockReturnValue(root);
+    registerDiagnosticsChannelInjection();
+    expect(registerWithModuleHook).toHaveBeenCalledOnce();
+    expect(registerChannelInjectionForCommonJs).not.toHaveBeenCalled();
+  });
+
+  it('is the CommonJS-only one in production when the working folder holds no instrumented ES module', () => {
+    mode.isProduction = true;
+    install({ 'generic-pool/package.json': '{}', 'generic-pool/lib/Pool.js': "'use strict';\n" });
+    vi.spyOn(process, 'cwd').mockReturnValue(root);
+    registerDiagnosticsChannelInjection();
+    expect(registerChannelInjectionForCommonJs).toHaveBeenCalledWith(registerWithModuleHook, expect.anything());
+    expect(registerWithModuleHook).not.toHaveBeenCalled();
+  });
+
+  it("is Sentry's own in production when the working folder holds one", () => {
+    mode.isProduction = true;
+    install({ 'openai/package.json': '{}', 'openai/resources/embeddings.mjs': 'export {};\n' });
+    vi.spyOn(process, 'cwd').mockReturnValue(root);
+    registerDiagnosticsChannelInjection();
+    expect(registerWithModuleHook).toHaveBeenCalledOnce();
+    expect(registerChannelInjectionForCommonJs).not.toHaveBeenCalled();
   });
 });

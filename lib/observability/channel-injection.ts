@@ -32,8 +32,8 @@ function packageTypeAt(dir: string, packageDir: string): unknown {
   return dir === packageDir || dirname(dir) === dir ? undefined : packageTypeAt(dirname(dir), packageDir);
 }
 
-/** A line that starts with a static `import` or an `export`. */
-const MODULE_SYNTAX = /^\s*(?:import\s*[\w{*'"]|export\s*[\w{*])/m;
+/** A line that starts with a static `import` or an `export`, or `import.meta` anywhere. */
+const MODULE_SYNTAX = /^\s*(?:import\s*[{*'"]|import\s+[\w$]|export\s*[{*]|export\s+[\w$])|\bimport\.meta\b/m;
 
 /** Whether a target of an installed package can load as an ES module. A pattern might match one. */
 function isEsModuleTarget(packageDir: string, filePath: string | RegExp): boolean {
@@ -52,51 +52,50 @@ function isEsModuleTarget(packageDir: string, filePath: string | RegExp): boolea
   return type === 'module' || (type !== 'commonjs' && MODULE_SYNTAX.test(readFileSync(file, 'utf8')));
 }
 
-/** The packages in one node_modules folder, by name, scoped ones included; undefined if unreadable. */
-function packagesIn(nodeModules: string): { name: string; dir: string }[] | undefined {
-  try {
-    return readdirSync(nodeModules).flatMap((entry) => {
-      const dir = join(nodeModules, entry);
-      if (!entry.startsWith('@')) {
-        return [{ name: entry, dir }];
-      }
-      return readdirSync(dir).map((scoped) => ({ name: `${entry}/${scoped}`, dir: join(dir, scoped) }));
-    });
-  } catch {
-    return undefined;
-  }
+/** The packages in one node_modules folder, by name, scoped ones included. */
+function packagesIn(nodeModules: string): { name: string; dir: string }[] {
+  return readdirSync(nodeModules).flatMap((entry) => {
+    const dir = join(nodeModules, entry);
+    if (!entry.startsWith('@')) {
+      return [{ name: entry, dir }];
+    }
+    return readdirSync(dir).map((scoped) => ({ name: `${entry}/${scoped}`, dir: join(dir, scoped) }));
+  });
 }
 
 /**
  * Whether a package in `nodeModules`, or in one nested below it, holds an ES module that one of
  * `instrumentations` rewrites. What this cannot read in full (no such folder, pnpm's store, a
- * folder it may not list) counts as yes.
+ * folder or file it may not read) counts as yes.
  */
 export function holdsInstrumentedEsModule(nodeModules: string, instrumentations: readonly InstrumentedFile[]): boolean {
   const targets = new Map<string, (string | RegExp)[]>();
   for (const { module } of instrumentations) {
     targets.set(module.name, [...(targets.get(module.name) ?? []), module.filePath]);
   }
-  const folders = [nodeModules];
-  // Linked packages can lead back to a folder already read.
-  const read = new Set<string>();
-  for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
-    const packages = existsSync(folder) ? packagesIn(folder) : undefined;
-    if (packages === undefined) {
+  try {
+    if (!existsSync(nodeModules)) {
       return true;
     }
-    read.add(realpathSync(folder));
-    for (const { name, dir } of packages) {
-      if (name === '.pnpm' || targets.get(name)?.some((filePath) => isEsModuleTarget(dir, filePath))) {
-        return true;
-      }
-      const nested = join(dir, 'node_modules');
-      if (existsSync(nested) && !read.has(realpathSync(nested))) {
-        folders.push(nested);
+    // Each folder by its real path, once: linked packages can lead back to one already queued.
+    const queued = new Set([realpathSync(nodeModules)]);
+    const folders = [nodeModules];
+    for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+      for (const { name, dir } of packagesIn(folder)) {
+        if (name === '.pnpm' || targets.get(name)?.some((filePath) => isEsModuleTarget(dir, filePath))) {
+          return true;
+        }
+        const nested = join(dir, 'node_modules');
+        if (existsSync(nested) && !queued.has(realpathSync(nested))) {
+          queued.add(realpathSync(nested));
+          folders.push(nested);
+        }
       }
     }
+    return false;
+  } catch {
+    return true;
   }
-  return false;
 }
 
 /** What the SDK's client calls on `init` when tracing is on (next.config.ts `resolveAlias`). */
