@@ -149,7 +149,7 @@ test('a build whose prerender manifest Next shaped otherwise is refused at start
   // A copy of the production build, its manifest as a later Next might write it.
   const copy = await mkdtemp(join(tmpdir(), 'shell-e2e-reshaped-'));
   try {
-    await cp(join('.next', 'standalone'), copy, { recursive: true });
+    await cp(join('.next', 'standalone'), copy, { recursive: true, verbatimSymlinks: true });
     const manifestPath = join(copy, '.next', 'prerender-manifest.json');
     const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { routes: Record<string, object> };
     for (const [route, entry] of Object.entries(manifest.routes)) {

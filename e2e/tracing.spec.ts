@@ -145,7 +145,7 @@ test('a traced standalone server whose node_modules holds an ES module Sentry in
   // A copy of the production build, with one of Sentry's ES module targets added to its packages.
   const copy = await mkdtemp(join(tmpdir(), 'shell-e2e-esm-target-'));
   try {
-    await cp(join('.next', 'standalone'), copy, { recursive: true });
+    await cp(join('.next', 'standalone'), copy, { recursive: true, verbatimSymlinks: true });
     const target = join(copy, 'node_modules', '@typesafe-ai', 'sdk');
     await mkdir(join(target, 'dist'), { recursive: true });
     await writeFile(join(target, 'package.json'), JSON.stringify({ name: '@typesafe-ai/sdk', version: '1.0.0' }));
