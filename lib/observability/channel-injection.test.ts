@@ -58,78 +58,85 @@ function install(files: Record<string, string>): string {
 }
 
 describe('whether a deployment needs the module hook for ES modules', () => {
-  it('does not when the instrumented packages it holds are CommonJS', () => {
-    const nodeModules = install({
-      'pool-lib/package.json': '{}',
-      'pool-lib/lib/pool.js': '',
-      'dual-lib/package.json': '{}',
-      'dual-lib/dist/client.js': '',
-      'react/package.json': '{"type":"module"}',
-      'react/index.mjs': '',
-    });
-    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(false);
-  });
-
-  it('does when a targeted file is an .mjs the package ships', () => {
-    const nodeModules = install({ 'dual-lib/package.json': '{}', 'dual-lib/dist/client.mjs': '' });
-    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(true);
-  });
-
-  it('does when a targeted .js file is in a package of type module, scoped packages included', () => {
-    const nodeModules = install({
-      '@scope/esm-lib/package.json': '{"type":"module"}',
-      '@scope/esm-lib/dist/index.js': '',
-    });
-    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(true);
-  });
-
-  it('reads the package.json nearest the file, as Node does', () => {
-    const nodeModules = install({
-      'pool-lib/package.json': '{}',
-      'pool-lib/lib/package.json': '{"type":"module"}',
-      'pool-lib/lib/pool.js': '',
-    });
-    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(true);
-  });
-
-  it('finds a targeted ES module in a copy nested under another package', () => {
-    const nodeModules = install({
-      'app-lib/package.json': '{}',
-      'app-lib/node_modules/dual-lib/package.json': '{}',
-      'app-lib/node_modules/dual-lib/dist/client.mjs': '',
-    });
-    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(true);
-  });
-
-  it('does when a package is targeted by a pattern, which may match an ES module', () => {
-    const nodeModules = install({ 'patterned-lib/package.json': '{}' });
-    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(true);
-  });
-
-  it("does for pnpm's store, whose packages it cannot list in full", () => {
-    const nodeModules = install({ '.pnpm/lock.yaml': '' });
-    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(true);
+  it.each<[string, Record<string, string>, boolean]>([
+    [
+      'does not when the instrumented packages it holds are CommonJS',
+      {
+        'pool-lib/package.json': '{}',
+        'pool-lib/lib/pool.js': '',
+        'dual-lib/package.json': '{}',
+        'dual-lib/dist/client.js': '',
+        'react/package.json': '{"type":"module"}',
+        'react/index.mjs': '',
+      },
+      false,
+    ],
+    [
+      'does when a targeted file is an .mjs the package ships',
+      { 'dual-lib/package.json': '{}', 'dual-lib/dist/client.mjs': '' },
+      true,
+    ],
+    [
+      'does when a targeted .js file is in a package of type module, scoped packages included',
+      { '@scope/esm-lib/package.json': '{"type":"module"}', '@scope/esm-lib/dist/index.js': '' },
+      true,
+    ],
+    [
+      'reads the package.json nearest the file, as Node does',
+      { 'pool-lib/package.json': '{}', 'pool-lib/lib/package.json': '{"type":"module"}', 'pool-lib/lib/pool.js': '' },
+      true,
+    ],
+    [
+      'finds a targeted ES module in a copy nested under another package',
+      {
+        'app-lib/package.json': '{}',
+        'app-lib/node_modules/dual-lib/package.json': '{}',
+        'app-lib/node_modules/dual-lib/dist/client.mjs': '',
+      },
+      true,
+    ],
+    [
+      'does when a package is targeted by a pattern, which may match an ES module',
+      { 'patterned-lib/package.json': '{}' },
+      true,
+    ],
+    ["does for pnpm's store, whose packages it cannot list in full", { '.pnpm/lock.yaml': '' }, true],
+    [
+      'does when a targeted .js file without a package type uses module syntax, which Node loads as ES',
+      {
+        'pool-lib/package.json': '{}',
+        'pool-lib/lib/pool.js': "import { EventEmitter } from 'node:events';\nexport class Pool {}\n",
+      },
+      true,
+    ],
+    [
+      'does for a .js file without a package type that reads import.meta',
+      { 'pool-lib/package.json': '{}', 'pool-lib/lib/pool.js': 'const here = new URL(import.meta.url);\n' },
+      true,
+    ],
+    [
+      'does not for a CommonJS file that only imports dynamically',
+      {
+        'pool-lib/package.json': '{}',
+        'pool-lib/lib/pool.js':
+          "'use strict';\nconst load = () =>\n  import('node:events');\nmodule.exports = { load };\n",
+      },
+      false,
+    ],
+    [
+      'does not for CommonJS whose lines start with exports or with names that begin with import',
+      {
+        'pool-lib/package.json': '{}',
+        'pool-lib/lib/pool.js': "'use strict';\nexports.Pool = Pool;\nimporter.load();\nexport_names();\n",
+      },
+      false,
+    ],
+  ])('%s', (_, files, expected) => {
+    expect(holdsInstrumentedEsModule(install(files), instrumentations)).toBe(expected);
   });
 
   it('does without a node_modules folder, where it cannot tell what the server loads', () => {
     expect(holdsInstrumentedEsModule(join(root, 'node_modules'), instrumentations)).toBe(true);
-  });
-
-  it('does when a targeted .js file without a package type uses module syntax, which Node loads as ES', () => {
-    const nodeModules = install({
-      'pool-lib/package.json': '{}',
-      'pool-lib/lib/pool.js': "import { EventEmitter } from 'node:events';\nexport class Pool {}\n",
-    });
-    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(true);
-  });
-
-  it('does not for a CommonJS file that only imports dynamically', () => {
-    const nodeModules = install({
-      'pool-lib/package.json': '{}',
-      'pool-lib/lib/pool.js':
-        "'use strict';\nconst load = () =>\n  import('node:events');\nmodule.exports = { load };\n",
-    });
-    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(false);
   });
 
   it('reads a linked folder once, also when a link leads back to it', () => {
@@ -143,22 +150,6 @@ describe('whether a deployment needs the module hook for ES modules', () => {
     expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(false);
     const reads = vi.mocked(readdirSync).mock.calls.map(([folder]) => realpathSync(String(folder)));
     expect(reads.filter((folder) => folder === realpathSync(nodeModules))).toHaveLength(1);
-  });
-
-  it('does not for CommonJS whose lines start with exports or with names that begin with import', () => {
-    const nodeModules = install({
-      'pool-lib/package.json': '{}',
-      'pool-lib/lib/pool.js': "'use strict';\nexports.Pool = Pool;\nimporter.load();\nexport_names();\n",
-    });
-    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(false);
-  });
-
-  it('does for a .js file without a package type that reads import.meta', () => {
-    const nodeModules = install({
-      'pool-lib/package.json': '{}',
-      'pool-lib/lib/pool.js': 'const here = new URL(import.meta.url);\n',
-    });
-    expect(holdsInstrumentedEsModule(nodeModules, instrumentations)).toBe(true);
   });
 
   it('does when a targeted file cannot be read', () => {
@@ -182,29 +173,33 @@ describe('the registration the SDK gets', () => {
     mode.isProduction = false;
   });
 
-  it("is Sentry's own under next dev, which can load anything installed, above its folder too", () => {
-    install({ 'generic-pool/package.json': '{}', 'generic-pool/lib/Pool.js': "'use strict';\n" });
+  /** Which registration runs for a server started in a folder whose node_modules holds `files`. */
+  function registrationFor(isProduction: boolean, files: Record<string, string>): 'sentry' | 'commonjs-only' {
+    mode.isProduction = isProduction;
+    install(files);
     vi.spyOn(process, 'cwd').mockReturnValue(root);
     registerDiagnosticsChannelInjection();
-    expect(registerWithModuleHook).toHaveBeenCalledOnce();
-    expect(registerChannelInjectionForCommonJs).not.toHaveBeenCalled();
+    const calls = [
+      vi.mocked(registerWithModuleHook).mock.calls,
+      vi.mocked(registerChannelInjectionForCommonJs).mock.calls,
+    ];
+    expect(calls.flat()).toHaveLength(1);
+    return calls[0]?.length === 1 ? 'sentry' : 'commonjs-only';
+  }
+
+  const commonJsPool = { 'generic-pool/package.json': '{}', 'generic-pool/lib/Pool.js': "'use strict';\n" };
+
+  it("is Sentry's own under next dev, which can load anything installed, above its folder too", () => {
+    expect(registrationFor(false, commonJsPool)).toBe('sentry');
   });
 
   it('is the CommonJS-only one in production when the working folder holds no instrumented ES module', () => {
-    mode.isProduction = true;
-    install({ 'generic-pool/package.json': '{}', 'generic-pool/lib/Pool.js': "'use strict';\n" });
-    vi.spyOn(process, 'cwd').mockReturnValue(root);
-    registerDiagnosticsChannelInjection();
+    expect(registrationFor(true, commonJsPool)).toBe('commonjs-only');
     expect(registerChannelInjectionForCommonJs).toHaveBeenCalledWith(registerWithModuleHook, expect.anything());
-    expect(registerWithModuleHook).not.toHaveBeenCalled();
   });
 
   it("is Sentry's own in production when the working folder holds one", () => {
-    mode.isProduction = true;
-    install({ 'openai/package.json': '{}', 'openai/resources/embeddings.mjs': 'export {};\n' });
-    vi.spyOn(process, 'cwd').mockReturnValue(root);
-    registerDiagnosticsChannelInjection();
-    expect(registerWithModuleHook).toHaveBeenCalledOnce();
-    expect(registerChannelInjectionForCommonJs).not.toHaveBeenCalled();
+    const openAi = { 'openai/package.json': '{}', 'openai/resources/embeddings.mjs': 'export {};\n' };
+    expect(registrationFor(true, openAi)).toBe('sentry');
   });
 });
