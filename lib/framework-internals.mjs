@@ -258,7 +258,7 @@ export function registerDiagnosticsChannelInjection() {
 // Sentry's own record of what it registered is the `__SENTRY_ORCHESTRION__` object on the global
 // (@sentry/server-utils `orchestrion/detect.js`): its `runtime` array exists once it registered.
 
-const CHANNEL_INJECTION_MARKER = '__SENTRY_ORCHESTRION__';
+export const CHANNEL_INJECTION_MARKER = '__SENTRY_ORCHESTRION__';
 
 /** Sentry's record of its channel injection, if any. */
 function channelInjectionMarker() {

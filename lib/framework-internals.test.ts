@@ -9,6 +9,7 @@ import {
   ACTION_HEADER,
   BUILD_CONFIG_FILE,
   buildConfigFrom,
+  CHANNEL_INJECTION_MARKER,
   CHANNEL_INJECTION_MODULE,
   CHANNEL_INJECTION_SWITCH,
   DEPLOYMENT_ID_HEADER,
@@ -216,7 +217,7 @@ describe("Sentry's runtime channel injection", () => {
       else registerChannelInjectionForCommonJs(registerDiagnosticsChannelInjection, nodeModule);
       const threadsAdded = threads() - before;
       nodeModule.createRequire(process.cwd() + '/')('generic-pool');
-      console.log(JSON.stringify({ threadsAdded, injected: globalThis.__SENTRY_ORCHESTRION__?.runtime }));
+      console.log(JSON.stringify({ threadsAdded, injected: globalThis[${JSON.stringify(CHANNEL_INJECTION_MARKER)}]?.runtime }));
     `;
     const output = execFileSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8' });
     return JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as { threadsAdded: number; injected: unknown };
@@ -250,22 +251,21 @@ describe("Sentry's runtime channel injection", () => {
   );
 
   describe('checked at start-up', () => {
-    const markerName = '__SENTRY_ORCHESTRION__';
     const global = globalThis as Record<string, unknown>;
     let saved: unknown;
     beforeEach(() => {
-      saved = global[markerName];
-      delete global[markerName];
+      saved = global[CHANNEL_INJECTION_MARKER];
+      delete global[CHANNEL_INJECTION_MARKER];
     });
     afterEach(() => {
-      global[markerName] = saved;
+      global[CHANNEL_INJECTION_MARKER] = saved;
     });
 
     /** Stands in for `node:module`, with `register` as given. */
     const nodeModuleWith = (register: () => void) => ({ register, syncBuiltinESMExports: () => {} });
 
     it('leaves a registration Sentry has made already as it is', () => {
-      global[markerName] = { runtime: ['generic-pool'] };
+      global[CHANNEL_INJECTION_MARKER] = { runtime: ['generic-pool'] };
       let called = false;
       registerChannelInjectionForCommonJs(
         () => {
@@ -285,7 +285,7 @@ describe("Sentry's runtime channel injection", () => {
       'refuses to go on when Sentry registered without asking module.register, on a Node where it uses it',
       () => {
         const register = () => {
-          global[markerName] = { runtime: [] };
+          global[CHANNEL_INJECTION_MARKER] = { runtime: [] };
         };
         expect(() =>
           registerChannelInjectionForCommonJs(
@@ -303,7 +303,7 @@ describe("Sentry's runtime channel injection", () => {
       });
       const register = () => {
         api.register();
-        global[markerName] = { runtime: [] };
+        global[CHANNEL_INJECTION_MARKER] = { runtime: [] };
       };
       registerChannelInjectionForCommonJs(register, api);
       expect(threadStarted).toBe(false);
@@ -311,7 +311,7 @@ describe("Sentry's runtime channel injection", () => {
 
     it('goes on, as Sentry does, when Sentry found no way to register and said so', () => {
       const register = () => {
-        global[markerName] = { runtimeUnavailable: true };
+        global[CHANNEL_INJECTION_MARKER] = { runtimeUnavailable: true };
       };
       expect(() =>
         registerChannelInjectionForCommonJs(

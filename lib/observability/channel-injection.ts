@@ -86,8 +86,9 @@ export function holdsInstrumentedEsModule(nodeModules: string, instrumentations:
           return true;
         }
         const nested = join(dir, 'node_modules');
-        if (existsSync(nested) && !queued.has(realpathSync(nested))) {
-          queued.add(realpathSync(nested));
+        const real = existsSync(nested) ? realpathSync(nested) : undefined;
+        if (real !== undefined && !queued.has(real)) {
+          queued.add(real);
           folders.push(nested);
         }
       }
