@@ -1,8 +1,8 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AppProcess, runAppUntilExit, startApp } from './support/app-process';
+import { type AppProcess, runAppUntilExit, startApp, withCopyOfBuild } from './support/app-process';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
 import { appRunEnv, SENTRY_DSN } from './support/servers';
@@ -147,9 +147,7 @@ test('a server started with an invalid environment variable exits 1 and names th
 
 test('a build whose prerender manifest Next shaped otherwise is refused at start-up, naming the field', async () => {
   // A copy of the production build, its manifest as a later Next might write it.
-  const copy = await mkdtemp(join(tmpdir(), 'shell-e2e-reshaped-'));
-  try {
-    await cp(join('.next', 'standalone'), copy, { recursive: true, verbatimSymlinks: true });
+  await withCopyOfBuild('reshaped', async (copy) => {
     const manifestPath = join(copy, '.next', 'prerender-manifest.json');
     const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { routes: Record<string, object> };
     for (const [route, entry] of Object.entries(manifest.routes)) {
@@ -162,9 +160,7 @@ test('a build whose prerender manifest Next shaped otherwise is refused at start
     expect(code).toBe(1);
     expect(output).toMatch(/prerender-manifest\.json: routes\["[^"]+"\]\.response is undefined/);
     expect(output).toContain('as read from Next.js 16.4.6');
-  } finally {
-    await rm(copy, { recursive: true, force: true });
-  }
+  });
 });
 
 test('a server whose spool folder cannot be written refuses to start, naming the folder', async () => {

@@ -1,8 +1,7 @@
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Event } from '@sentry/core';
-import { startApp } from './support/app-process';
+import { startApp, withCopyOfBuild } from './support/app-process';
 import { expect, test } from './support/fixtures';
 
 type StreamedSpan = { name?: string; attributes?: Record<string, { value?: unknown } | undefined> };
@@ -143,9 +142,7 @@ test('a traced standalone server whose node_modules holds an ES module Sentry in
   request,
 }) => {
   // A copy of the production build, with one of Sentry's ES module targets added to its packages.
-  const copy = await mkdtemp(join(tmpdir(), 'shell-e2e-esm-target-'));
-  try {
-    await cp(join('.next', 'standalone'), copy, { recursive: true, verbatimSymlinks: true });
+  await withCopyOfBuild('esm-target', async (copy) => {
     const target = join(copy, 'node_modules', '@typesafe-ai', 'sdk');
     await mkdir(join(target, 'dist'), { recursive: true });
     await writeFile(join(target, 'package.json'), JSON.stringify({ name: '@typesafe-ai/sdk', version: '1.0.0' }));
@@ -159,7 +156,5 @@ test('a traced standalone server whose node_modules holds an ES module Sentry in
     } finally {
       await app.stop();
     }
-  } finally {
-    await rm(copy, { recursive: true, force: true });
-  }
+  });
 });

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from '@playwright/test';
 import { appRunEnv } from './servers';
 
@@ -93,4 +95,18 @@ export function buildApp(env: Record<string, string>): Promise<{ code: number | 
     child.stderr?.on('data', keep);
     child.on('exit', (code) => done({ code, output }));
   });
+}
+
+/**
+ * Runs `use` with a copy of the production build's standalone folder, removed afterwards. Its
+ * links stay relative, so the copy runs its own packages, not the original's.
+ */
+export async function withCopyOfBuild<T>(name: string, use: (standaloneDir: string) => Promise<T>): Promise<T> {
+  const copy = await mkdtemp(join(tmpdir(), `shell-e2e-${name}-`));
+  try {
+    await cp(join('.next', 'standalone'), copy, { recursive: true, verbatimSymlinks: true });
+    return await use(copy);
+  } finally {
+    await rm(copy, { recursive: true, force: true });
+  }
 }
