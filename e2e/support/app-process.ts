@@ -48,12 +48,21 @@ export async function startApp(
   if (!keepSpool) await removeSpool(spoolName);
   const { child, exited, output } = spawnApp(port, spoolName, env, standaloneDir);
   const url = `http://127.0.0.1:${port}`;
-  await expect
-    .poll(async () => (await fetch(`${url}/about`).catch(() => undefined))?.status, {
-      timeout: 30_000,
-      message: `waiting for the app on port ${port}\n${output()}`,
-    })
-    .toBe(200);
+  try {
+    await expect
+      .poll(async () => (await fetch(`${url}/about`).catch(() => undefined))?.status, {
+        timeout: 30_000,
+        message: `waiting for the app on port ${port}\n${output()}`,
+      })
+      .toBe(200);
+  } catch (error) {
+    // A server that never answered would otherwise outlive the test and hold its port.
+    if (child.exitCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    throw error;
+  }
   return {
     url,
     async stop(signal = 'SIGTERM') {
