@@ -29,6 +29,18 @@ describe('isSampledRequest', () => {
     });
   });
 
+  it("follows the decision the caller's baggage carries when its sentry-trace header has none, as the SDK does", () => {
+    const baggage = (sampled: boolean, rand: number) =>
+      `sentry-trace_id=${traceId},sentry-sampled=${sampled},sentry-sample_rand=${rand}`;
+    withIsolationScope(() =>
+      expect(isSampledRequest({ 'sentry-trace': sentryTrace(''), baggage: baggage(true, 0.5) }, 0.1)).toBe(true),
+    );
+    withIsolationScope(() => {
+      expect(isSampledRequest({ 'sentry-trace': sentryTrace(''), baggage: baggage(false, 0.05) }, 0.1)).toBe(false);
+      expect(getCurrentScope().getPropagationContext()).toMatchObject({ traceId, sampled: false });
+    });
+  });
+
   it("marks an unsampled request's scope unsampled, keeping the caller's trace id, so the page tells the browser so", () => {
     withIsolationScope(() => {
       isSampledRequest({ 'sentry-trace': sentryTrace('-0') }, 1);
@@ -46,6 +58,16 @@ describe('isSampledRequest', () => {
       getCurrentScope().setPropagationContext({ traceId, sampleRand: 0.99 });
       expect(isSampledRequest({ 'sentry-trace': sentryTrace('') }, 0.1)).toBe(true);
     });
+  });
+
+  it('leaves the decision to the SDK when the random number the caller sent is not one, which the SDK draws anew', () => {
+    for (const rand of ['abc', '1.5', '-0.2']) {
+      withIsolationScope(() => {
+        getCurrentScope().setPropagationContext({ traceId, sampleRand: 0.99 });
+        const baggage = `sentry-trace_id=${traceId},sentry-sample_rand=${rand}`;
+        expect(isSampledRequest({ 'sentry-trace': sentryTrace(''), baggage }, 0.1)).toBe(true);
+      });
+    }
   });
 
   it("does not continue another organization's trace: a fresh trace decides, with the caller's decision and trace id ignored", () => {

@@ -3,8 +3,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import {
   baggageHeaderToDynamicSamplingContext,
+  type DynamicSamplingContext,
   getClient,
   getCurrentScope,
+  parseSampleRate,
   propagationContextFromHeaders,
   shouldContinueTrace,
 } from '@sentry/core';
@@ -28,15 +30,21 @@ export function startRequestTracing(): void {
   gateNextTracing(trace.getTracerProvider(), noTracingProvider, isRequestTraced);
 }
 
+/** The caller's decision as its baggage carries it (`sentry-sampled`), which the SDK follows too. */
+function decisionInBaggage(dsc: Partial<DynamicSamplingContext> | undefined): boolean | undefined {
+  return dsc?.sampled === 'true' ? true : dsc?.sampled === 'false' ? false : undefined;
+}
+
 /**
- * Whether the SDK will sample this request's trace, decided as it decides (parent first, then the
- * trace's random number against the rate), from what the request continues or from the fresh
- * trace the isolation scope began. An unsampled request's scope says so, so the page tells the
- * browser not to sample it either, and continues the caller's trace id for its errors.
- * A caller that continues a trace but sent neither a decision nor the trace's random number leaves
- * the SDK to draw a number of its own, which cannot be known here: such a request is traced, and
- * the SDK decides. A trace the SDK would not continue (another organization's) is not continued.
- * Call it inside the request's isolation scope.
+ * Whether the SDK will sample this request's trace, decided as it decides (the caller's decision
+ * first, from `sentry-trace` or else from its baggage, then the trace's random number against the
+ * rate), from what the request continues or from the fresh trace the isolation scope began. An
+ * unsampled request's scope says so, so the page tells the browser not to sample it either, and
+ * continues the caller's trace id for its errors.
+ * A caller that continues a trace but sent neither a decision nor a valid random number for it
+ * leaves the SDK to draw a number of its own, which cannot be known here: such a request is
+ * traced, and the SDK decides. A trace the SDK would not continue (another organization's) is not
+ * continued. Call it inside the request's isolation scope.
  */
 export function isSampledRequest(headers: IncomingHttpHeaders, sampleRate: number): boolean {
   const scope = getCurrentScope();
@@ -48,15 +56,18 @@ export function isSampledRequest(headers: IncomingHttpHeaders, sampleRate: numbe
     incoming?.parentSpanId !== undefined && (client === undefined || shouldContinueTrace(client, incoming.dsc?.org_id))
       ? incoming
       : undefined;
+  const callerDecision = continued?.sampled ?? decisionInBaggage(continued?.dsc);
+  // Read from the header again: `propagationContextFromHeaders` wrote the number it drew into the
+  // context it returned. One the SDK cannot parse, it replaces with a draw of its own.
   if (
     continued !== undefined &&
-    continued.sampled === undefined &&
-    baggageHeaderToDynamicSamplingContext(baggage)?.sample_rand === undefined
+    callerDecision === undefined &&
+    parseSampleRate(baggageHeaderToDynamicSamplingContext(baggage)?.sample_rand) === undefined
   ) {
     return true;
   }
   const propagation = continued ?? scope.getPropagationContext();
-  const isSampled = propagation.sampled ?? propagation.sampleRand < sampleRate;
+  const isSampled = callerDecision ?? propagation.sampleRand < sampleRate;
   if (!isSampled) {
     scope.setPropagationContext({ ...propagation, sampled: false });
   }
