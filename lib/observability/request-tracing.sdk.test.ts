@@ -1,0 +1,105 @@
+import { context, propagation, trace } from '@opentelemetry/api';
+import { type BaseTransportOptions, createTransport } from '@sentry/core';
+import * as Sentry from '@sentry/nextjs';
+import { isSampledRequest } from '@/lib/observability/request-tracing';
+
+// The decision made as a request arrives must be the one the SDK makes later, when Next opens the
+// request's root span: checked here against the SDK itself, through Next's own tracer, so that an
+// upgrade of either that decides differently fails this test rather than dropping traces.
+
+type NextTracer = {
+  withPropagatedContext<T>(carrier: object, work: () => T): T;
+  trace<T>(type: string, options: { spanName: string }, work: (span: { isRecording(): boolean }) => T): T;
+};
+const nextTracer = () => (require('next/dist/server/lib/trace/tracer') as { getTracer(): NextTracer }).getTracer();
+const { BaseServerSpan } = require('next/dist/server/lib/trace/constants') as {
+  BaseServerSpan: { handleRequest: string };
+};
+
+const RATE = 0.1;
+
+beforeAll(() => {
+  Sentry.init({
+    dsn: 'http://key@127.0.0.1:9/1',
+    tracesSampleRate: RATE,
+    traceLifecycle: 'static',
+    defaultIntegrations: false,
+    enableRuntimeChannelInjection: false,
+    // Transactions go nowhere.
+    transport: (options: BaseTransportOptions) => createTransport(options, async () => ({})),
+  });
+});
+afterAll(async () => {
+  await Sentry.close();
+  trace.disable();
+  context.disable();
+  propagation.disable();
+});
+
+/** Whether the SDK records the root span Next opens for a request with `headers`. */
+function sdkRecords(headers: Record<string, string>): boolean {
+  return Sentry.withIsolationScope(() =>
+    nextTracer().withPropagatedContext(headers, () =>
+      nextTracer().trace(BaseServerSpan.handleRequest, { spanName: 'GET /' }, (span) => span.isRecording()),
+    ),
+  );
+}
+
+const traceId = '0123456789abcdef0123456789abcdef';
+const sentryTrace = (flag: string) => `${traceId}-0123456789abcdef${flag}`;
+const baggage = (entries: string) => `sentry-trace_id=${traceId},${entries}`;
+
+describe("the decision as a request arrives, against the SDK's as Next opens the request's span", () => {
+  it.each<[string, Record<string, string>]>([
+    ["the caller's sentry-trace says sampled", { 'sentry-trace': sentryTrace('-1') }],
+    ["the caller's sentry-trace says not sampled", { 'sentry-trace': sentryTrace('-0') }],
+    [
+      'its baggage says sampled, its sentry-trace nothing, the random number above the rate',
+      { 'sentry-trace': sentryTrace(''), baggage: baggage('sentry-sampled=true,sentry-sample_rand=0.5') },
+    ],
+    [
+      'its baggage says not sampled, its sentry-trace nothing, the random number below the rate',
+      { 'sentry-trace': sentryTrace(''), baggage: baggage('sentry-sampled=false,sentry-sample_rand=0.05') },
+    ],
+    [
+      'nobody decided, the random number below the rate',
+      { 'sentry-trace': sentryTrace(''), baggage: baggage('sentry-sample_rand=0.05') },
+    ],
+    [
+      'nobody decided, the random number above the rate',
+      { 'sentry-trace': sentryTrace(''), baggage: baggage('sentry-sample_rand=0.5') },
+    ],
+  ])('agrees when %s', (_, headers) => {
+    const decided = Sentry.withIsolationScope(() => isSampledRequest(headers, RATE));
+    expect(decided).toBe(sdkRecords(headers));
+  });
+
+  it('agrees for fresh traces, whose random number the isolation scope drew', () => {
+    const decisions = Array.from({ length: 200 }, () =>
+      Sentry.withIsolationScope(() => {
+        const decided = isSampledRequest({}, RATE);
+        // The same scope, as server.mjs hands it to Next.
+        const recorded = nextTracer().trace(BaseServerSpan.handleRequest, { spanName: 'GET /' }, (span) =>
+          span.isRecording(),
+        );
+        return [decided, recorded];
+      }),
+    );
+    for (const [decided, recorded] of decisions) expect(decided).toBe(recorded);
+    // Both answers occur, so the comparison was not of one constant.
+    expect(new Set(decisions.map(([decided]) => decided)).size).toBe(2);
+  });
+
+  it.each([
+    ['nobody decided and sent no random number', { 'sentry-trace': sentryTrace('') }],
+    [
+      'nobody decided and the random number is none',
+      { 'sentry-trace': sentryTrace(''), baggage: baggage('sentry-sample_rand=abc') },
+    ],
+  ])('traces, leaving the SDK to decide, when %s', (_, headers) => {
+    // The SDK draws a number of its own there, which cannot be known ahead: tracing lets it decide.
+    expect(Sentry.withIsolationScope(() => isSampledRequest(headers, RATE))).toBe(true);
+    const outcomes = new Set(Array.from({ length: 200 }, () => sdkRecords(headers)));
+    expect(outcomes).toEqual(new Set([true, false]));
+  });
+});
