@@ -115,6 +115,29 @@ describe('whether a deployment needs the module hook for ES modules', () => {
       true,
     ],
     [
+      'does for module syntax that a minifier put mid-line, or after a comment',
+      { 'pool-lib/package.json': '{}', 'pool-lib/lib/pool.js': '/*! pool */var Pool=1;export{Pool};' },
+      true,
+    ],
+    [
+      'does for an import after a licence comment on the same line',
+      { 'pool-lib/package.json': '{}', 'pool-lib/lib/pool.js': '/*! pool */import{EventEmitter}from"node:events";' },
+      true,
+    ],
+    [
+      'does for a top-level await, which Node also loads as an ES module',
+      { 'pool-lib/package.json': '{}', 'pool-lib/lib/pool.js': "const events = await import('node:events');\n" },
+      true,
+    ],
+    [
+      'does not for CommonJS with a hashbang and async functions that await',
+      {
+        'pool-lib/package.json': '{}',
+        'pool-lib/lib/pool.js': '#!/usr/bin/env node\nmodule.exports = async function acquire() { await null; };\n',
+      },
+      false,
+    ],
+    [
       'does not for a CommonJS file that only imports dynamically',
       {
         'pool-lib/package.json': '{}',

@@ -2,6 +2,7 @@ import 'server-only';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import nodeModule from 'node:module';
 import { dirname, join } from 'node:path';
+import { compileFunction } from 'node:vm';
 import { registerDiagnosticsChannelInjection as registerWithModuleHook } from '@sentry/server-runtime-injection';
 import { SENTRY_RUNTIME_INSTRUMENTATIONS } from '@sentry/server-utils/orchestrion/config';
 import { isProduction } from '@/lib/env';
@@ -32,8 +33,19 @@ function packageTypeAt(dir: string, packageDir: string): unknown {
   return dir === packageDir || dirname(dir) === dir ? undefined : packageTypeAt(dirname(dir), packageDir);
 }
 
-/** A line that starts with a static `import` or an `export`, or `import.meta` anywhere. */
-const MODULE_SYNTAX = /^\s*(?:import\s*[{*'"]|import\s+[\w$]|export\s*[{*]|export\s+[\w$])|\bimport\.meta\b/m;
+/**
+ * Whether Node can compile `source` as CommonJS, as its loader does first for a .js file without a
+ * package type: where it cannot (a static import or export anywhere, `import.meta`, a top-level
+ * `await`), Node 20.19 and later load the file as an ES module. Compiled only, never run.
+ */
+function compilesAsCommonJs(source: string): boolean {
+  try {
+    compileFunction(source, ['exports', 'require', 'module', '__filename', '__dirname']);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Whether a target of an installed package can load as an ES module. A pattern might match one. */
 function isEsModuleTarget(packageDir: string, filePath: string | RegExp): boolean {
@@ -48,8 +60,7 @@ function isEsModuleTarget(packageDir: string, filePath: string | RegExp): boolea
     return true;
   }
   const type = packageTypeAt(dirname(file), packageDir);
-  // Without a `type`, Node loads a .js file that uses module syntax as an ES module.
-  return type === 'module' || (type !== 'commonjs' && MODULE_SYNTAX.test(readFileSync(file, 'utf8')));
+  return type === 'module' || (type !== 'commonjs' && !compilesAsCommonJs(readFileSync(file, 'utf8')));
 }
 
 /** The packages in one node_modules folder, by name, scoped ones included. */
