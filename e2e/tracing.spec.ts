@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Event } from '@sentry/core';
 import { startApp, withCopyOfBuild } from './support/app-process';
 import { expect, test } from './support/fixtures';
+import { exceptionValue } from './support/sink';
 
 type StreamedSpan = { name?: string; attributes?: Record<string, { value?: unknown } | undefined> };
 
@@ -103,6 +104,40 @@ test('a request whose trace is not sampled sends no trace, and its page tells th
   await page.goto('/status');
   await sink.waitForItem<Event>('transaction', (transaction) => transaction.transaction === 'GET /status');
   expect(inTrace(await sink.items<Event>('transaction'), traceId)).toEqual([]);
+});
+
+test("with tracing, scope data set in one request never reaches another's event, sampled or not", async ({
+  request,
+  sink,
+}) => {
+  // Side by side: requests traced (every trace is sampled in this build) and requests continuing a
+  // caller's unsampled trace, which server.mjs decides for before Next runs.
+  const calls = Array.from({ length: 8 }, (_, index) => ({
+    label: `traced-${index}`,
+    callerTraceId: index % 2 === 1 ? `${index}`.repeat(32) : undefined,
+  }));
+  const responses = await Promise.all(
+    calls.map(({ label, callerTraceId }) =>
+      request.get(`/api/sentry-example-api?label=${label}`, {
+        headers: callerTraceId ? { 'sentry-trace': `${callerTraceId}-dddddddddddddddd-0` } : {},
+      }),
+    ),
+  );
+  expect(responses.map((response) => response.status())).toEqual(calls.map(() => 500));
+
+  const labelled = /^Sentry example error thrown by an API route \(label (traced-\d)\)$/;
+  const labelOf = (event: Event) => labelled.exec(exceptionValue(event) ?? '')?.[1];
+  await expect
+    .poll(async () => (await sink.errorEvents()).filter((event) => labelOf(event) !== undefined).length)
+    .toBe(calls.length);
+  const events = (await sink.errorEvents()).filter((event) => labelOf(event) !== undefined);
+  for (const event of events) {
+    const call = calls.find(({ label }) => label === labelOf(event));
+    expect(event.tags?.['example.label']).toBe(call?.label);
+    if (call?.callerTraceId) expect(event.contexts?.trace?.trace_id).toBe(call.callerTraceId);
+  }
+  // Each request in a trace of its own: none took another's.
+  expect(new Set(events.map((event) => event.contexts?.trace?.trace_id)).size).toBe(calls.length);
 });
 
 test("a traced request that uses an instrumented client library shows the library's span", async ({
