@@ -1,13 +1,15 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import { type BaseTransportOptions, createTransport } from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
-import { isSampledRequest } from '@/lib/observability/request-tracing';
+import { isSampledRequest, startRequestTracing, traceIfSampled } from '@/lib/observability/request-tracing';
+import { runWithClientAddress } from '@/lib/server/seam.mjs';
 
 // The decision made as a request arrives must be the one the SDK makes later, when Next opens the
 // request's root span: checked here against the SDK itself, through Next's own tracer, so that an
 // upgrade of either that decides differently fails this test rather than dropping traces.
 
 type NextTracer = {
+  isOpenTelemetryEnabled(): boolean;
   withPropagatedContext<T>(carrier: object, work: () => T): T;
   trace<T>(type: string, options: { spanName: string }, work: (span: { isRecording(): boolean }) => T): T;
 };
@@ -101,5 +103,19 @@ describe("the decision as a request arrives, against the SDK's as Next opens the
     expect(Sentry.withIsolationScope(() => isSampledRequest(headers, RATE))).toBe(true);
     const outcomes = new Set(Array.from({ length: 200 }, () => sdkRecords(headers)));
     expect(outcomes).toEqual(new Set([true, false]));
+  });
+});
+
+describe("Next's spans, per request", () => {
+  it('are opened for a sampled request and not for an unsampled one, inside a request server.mjs decides for', () => {
+    startRequestTracing();
+    const nextTraces = (headers: Record<string, string>) =>
+      runWithClientAddress('127.0.0.1', () =>
+        Sentry.withIsolationScope(() => traceIfSampled(headers, RATE, () => nextTracer().isOpenTelemetryEnabled())),
+      );
+    expect(nextTraces({ 'sentry-trace': sentryTrace('-1') })).toBe(true);
+    expect(nextTraces({ 'sentry-trace': sentryTrace('-0') })).toBe(false);
+    // Outside such a request nothing decided ahead, and the SDK decides as Next opens its spans.
+    expect(nextTracer().isOpenTelemetryEnabled()).toBe(true);
   });
 });
