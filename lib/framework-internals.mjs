@@ -297,8 +297,10 @@ export function sentryRegistersHooksInThread(nodeVersion) {
  * thread may be running after all.
  * @param {() => void} register the package's `registerDiagnosticsChannelInjection`
  * @param {NodeModuleApi} nodeModule
+ * @param {string} nodeVersion `process.versions.node`, from the caller: the edge runtime's and
+ *   the browser's bundles include this module, and have no `process.versions`
  */
-export function registerChannelInjectionForCommonJs(register, nodeModule) {
+export function registerChannelInjectionForCommonJs(register, nodeModule, nodeVersion) {
   if (isRegistered(channelInjectionMarker())) {
     return;
   }
@@ -327,7 +329,7 @@ export function registerChannelInjectionForCommonJs(register, nodeModule) {
       `${CHANNEL_INJECTION_MODULE} left no globalThis.${CHANNEL_INJECTION_MARKER}.runtime: channels not injected`,
     );
   }
-  if (!askedForModuleHook && !sentryRegistersHooksInThread(process.versions.node)) {
+  if (!askedForModuleHook && !sentryRegistersHooksInThread(nodeVersion)) {
     throw new FrameworkShapeError(`${CHANNEL_INJECTION_MODULE} did not ask module.register for its hook`);
   }
 }

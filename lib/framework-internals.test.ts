@@ -214,7 +214,7 @@ describe("Sentry's runtime channel injection", () => {
       const threads = () => readdirSync('/proc/self/task').length;
       const before = threads();
       if (${JSON.stringify(how)} === 'sentry') registerDiagnosticsChannelInjection();
-      else registerChannelInjectionForCommonJs(registerDiagnosticsChannelInjection, nodeModule);
+      else registerChannelInjectionForCommonJs(registerDiagnosticsChannelInjection, nodeModule, process.versions.node);
       const threadsAdded = threads() - before;
       nodeModule.createRequire(process.cwd() + '/')('generic-pool');
       console.log(JSON.stringify({ threadsAdded, injected: globalThis[${JSON.stringify(CHANNEL_INJECTION_MARKER)}]?.runtime }));
@@ -263,6 +263,9 @@ describe("Sentry's runtime channel injection", () => {
 
     /** Stands in for `node:module`, with `register` as given. */
     const nodeModuleWith = (register: () => void) => ({ register, syncBuiltinESMExports: () => {} });
+    // A Node on which Sentry registers its hook with `module.register`, and one where it does not.
+    const nodeWithThread = '20.20.0';
+    const nodeInThread = '24.13.0';
 
     it('leaves a registration Sentry has made already as it is', () => {
       global[CHANNEL_INJECTION_MARKER] = { runtime: ['generic-pool'] };
@@ -272,29 +275,37 @@ describe("Sentry's runtime channel injection", () => {
           called = true;
         },
         nodeModuleWith(() => {}),
+        nodeWithThread,
       );
       expect(called).toBe(false);
     });
 
     it('refuses to go on when Sentry recorded no registration', () => {
       const api = nodeModuleWith(() => {});
-      expect(() => registerChannelInjectionForCommonJs(() => {}, api)).toThrow(/left no .*runtime/);
+      expect(() => registerChannelInjectionForCommonJs(() => {}, api, nodeWithThread)).toThrow(/left no .*runtime/);
     });
 
-    it.skipIf(sentryRegistersHooksInThread(process.versions.node))(
-      'refuses to go on when Sentry registered without asking module.register, on a Node where it uses it',
-      () => {
-        const register = () => {
-          global[CHANNEL_INJECTION_MARKER] = { runtime: [] };
-        };
-        expect(() =>
-          registerChannelInjectionForCommonJs(
-            register,
-            nodeModuleWith(() => {}),
-          ),
-        ).toThrow(/did not ask module\.register/);
-      },
-    );
+    it('refuses to go on when Sentry registered without asking module.register, on a Node where it uses it', () => {
+      const register = () => {
+        global[CHANNEL_INJECTION_MARKER] = { runtime: [] };
+      };
+      expect(() =>
+        registerChannelInjectionForCommonJs(
+          register,
+          nodeModuleWith(() => {}),
+          nodeWithThread,
+        ),
+      ).toThrow(/did not ask module\.register/);
+      delete global[CHANNEL_INJECTION_MARKER];
+      // Where Sentry registers in the loading thread instead, not asking is what it does.
+      expect(() =>
+        registerChannelInjectionForCommonJs(
+          register,
+          nodeModuleWith(() => {}),
+          nodeInThread,
+        ),
+      ).not.toThrow();
+    });
 
     it('goes on when Sentry asked module.register, which did nothing, and recorded its registration', () => {
       let threadStarted = false;
@@ -305,7 +316,7 @@ describe("Sentry's runtime channel injection", () => {
         api.register();
         global[CHANNEL_INJECTION_MARKER] = { runtime: [] };
       };
-      registerChannelInjectionForCommonJs(register, api);
+      registerChannelInjectionForCommonJs(register, api, nodeWithThread);
       expect(threadStarted).toBe(false);
     });
 
@@ -317,6 +328,7 @@ describe("Sentry's runtime channel injection", () => {
         registerChannelInjectionForCommonJs(
           register,
           nodeModuleWith(() => {}),
+          nodeWithThread,
         ),
       ).not.toThrow();
     });
@@ -327,7 +339,7 @@ describe("Sentry's runtime channel injection", () => {
       const register = () => {
         throw new Error('broken');
       };
-      expect(() => registerChannelInjectionForCommonJs(register, api)).toThrow('broken');
+      expect(() => registerChannelInjectionForCommonJs(register, api, nodeWithThread)).toThrow('broken');
       expect(api.register).toBe(moduleRegister);
     });
   });

@@ -218,7 +218,11 @@ describe('the registration the SDK gets', () => {
 
   it('is the CommonJS-only one in production when the working folder holds no instrumented ES module', () => {
     expect(registrationFor(true, commonJsPool)).toBe('commonjs-only');
-    expect(registerChannelInjectionForCommonJs).toHaveBeenCalledWith(registerWithModuleHook, expect.anything());
+    expect(registerChannelInjectionForCommonJs).toHaveBeenCalledWith(
+      registerWithModuleHook,
+      expect.anything(),
+      process.versions.node,
+    );
   });
 
   it("is Sentry's own in production when the working folder holds one", () => {

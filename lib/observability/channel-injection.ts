@@ -119,6 +119,6 @@ export function registerDiagnosticsChannelInjection(): void {
   ) {
     registerWithModuleHook();
   } else {
-    registerChannelInjectionForCommonJs(registerWithModuleHook, nodeModule);
+    registerChannelInjectionForCommonJs(registerWithModuleHook, nodeModule, process.versions.node);
   }
 }
