@@ -64,6 +64,10 @@ describe("the decision as a request arrives, against the SDK's as Next opens the
       { 'sentry-trace': sentryTrace(''), baggage: baggage('sentry-sampled=false,sentry-sample_rand=0.05') },
     ],
     [
+      "the caller's sentry-trace says sampled, with a random number of 1, which no rate samples",
+      { 'sentry-trace': sentryTrace('-1'), baggage: baggage('sentry-sample_rand=1') },
+    ],
+    [
       'nobody decided, the random number below the rate',
       { 'sentry-trace': sentryTrace(''), baggage: baggage('sentry-sample_rand=0.05') },
     ],
@@ -79,12 +83,12 @@ describe("the decision as a request arrives, against the SDK's as Next opens the
   it('agrees for fresh traces, whose random number the isolation scope drew', () => {
     const decisions = Array.from({ length: 200 }, () =>
       Sentry.withIsolationScope(() => {
-        const decided = isSampledRequest({}, RATE);
-        // The same scope, as server.mjs hands it to Next.
-        const recorded = nextTracer().trace(BaseServerSpan.handleRequest, { spanName: 'GET /' }, (span) =>
-          span.isRecording(),
+        // The SDK's answer first, in a copy of the scope with the same random number: ours marks
+        // an unsampled request's scope so, and the SDK would then follow it.
+        const recorded = Sentry.withScope(() =>
+          nextTracer().trace(BaseServerSpan.handleRequest, { spanName: 'GET /' }, (span) => span.isRecording()),
         );
-        return [decided, recorded];
+        return [isSampledRequest({}, RATE), recorded];
       }),
     );
     for (const [decided, recorded] of decisions) expect(decided).toBe(recorded);

@@ -67,7 +67,8 @@ export function isSampledRequest(headers: IncomingHttpHeaders, sampleRate: numbe
     return true;
   }
   const propagation = continued ?? scope.getPropagationContext();
-  const isSampled = callerDecision ?? propagation.sampleRand < sampleRate;
+  // The SDK takes the caller's decision as a rate of 1 or 0 against the trace's random number.
+  const isSampled = propagation.sampleRand < (callerDecision === undefined ? sampleRate : Number(callerDecision));
   if (!isSampled) {
     scope.setPropagationContext({ ...propagation, sampled: false });
   }
