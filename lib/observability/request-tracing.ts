@@ -36,11 +36,11 @@ function decisionInBaggage(dsc: Partial<DynamicSamplingContext> | undefined): bo
 }
 
 /**
- * Whether the SDK will sample this request's trace, decided as it decides (the caller's decision
- * first, from `sentry-trace` or else from its baggage, then the trace's random number against the
- * rate), from what the request continues or from the fresh trace the isolation scope began. An
- * unsampled request's scope says so, so the page tells the browser not to sample it either, and
- * continues the caller's trace id for its errors.
+ * Whether the SDK will sample this request's trace, decided as it decides (the trace's random
+ * number against the caller's decision, from `sentry-trace` or else its baggage, as a rate of 1 or
+ * 0, or else against the rate), from what the request continues or from the fresh trace the
+ * isolation scope began. An unsampled request's scope says so, so the page tells the browser not
+ * to sample it either, and continues the caller's trace id for its errors.
  * A caller that continues a trace but sent neither a decision nor a valid random number for it
  * leaves the SDK to draw a number of its own, which cannot be known here: such a request is
  * traced, and the SDK decides. A trace the SDK would not continue (another organization's) is not
@@ -67,7 +67,6 @@ export function isSampledRequest(headers: IncomingHttpHeaders, sampleRate: numbe
     return true;
   }
   const propagation = continued ?? scope.getPropagationContext();
-  // The SDK takes the caller's decision as a rate of 1 or 0 against the trace's random number.
   const isSampled = propagation.sampleRand < (callerDecision === undefined ? sampleRate : Number(callerDecision));
   if (!isSampled) {
     scope.setPropagationContext({ ...propagation, sampled: false });
