@@ -38,13 +38,14 @@ afterAll(async () => {
   propagation.disable();
 });
 
+/** Whether the SDK records the root span Next opens for a request, in the current context. */
+function recordsRootSpan(): boolean {
+  return nextTracer().trace(BaseServerSpan.handleRequest, { spanName: 'GET /' }, (span) => span.isRecording());
+}
+
 /** Whether the SDK records the root span Next opens for a request with `headers`. */
 function sdkRecords(headers: Record<string, string>): boolean {
-  return Sentry.withIsolationScope(() =>
-    nextTracer().withPropagatedContext(headers, () =>
-      nextTracer().trace(BaseServerSpan.handleRequest, { spanName: 'GET /' }, (span) => span.isRecording()),
-    ),
-  );
+  return Sentry.withIsolationScope(() => nextTracer().withPropagatedContext(headers, recordsRootSpan));
 }
 
 const traceId = '0123456789abcdef0123456789abcdef';
@@ -85,9 +86,7 @@ describe("the decision as a request arrives, against the SDK's as Next opens the
       Sentry.withIsolationScope(() => {
         // The SDK's answer first, in a copy of the scope with the same random number: ours marks
         // an unsampled request's scope so, and the SDK would then follow it.
-        const recorded = Sentry.withScope(() =>
-          nextTracer().trace(BaseServerSpan.handleRequest, { spanName: 'GET /' }, (span) => span.isRecording()),
-        );
+        const recorded = Sentry.withScope(recordsRootSpan);
         return [isSampledRequest({}, RATE), recorded];
       }),
     );
