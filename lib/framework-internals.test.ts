@@ -266,45 +266,35 @@ describe("Sentry's runtime channel injection", () => {
     // A Node on which Sentry registers its hook with `module.register`, and one where it does not.
     const nodeWithThread = '20.20.0';
     const nodeInThread = '24.13.0';
+    /** Sentry's registration `register`, run with a stand-in `module.register` that does nothing. */
+    const registerOn = (nodeVersion: string, register: () => void) =>
+      registerChannelInjectionForCommonJs(
+        register,
+        nodeModuleWith(() => {}),
+        nodeVersion,
+      );
 
     it('leaves a registration Sentry has made already as it is', () => {
       global[CHANNEL_INJECTION_MARKER] = { runtime: ['generic-pool'] };
       let called = false;
-      registerChannelInjectionForCommonJs(
-        () => {
-          called = true;
-        },
-        nodeModuleWith(() => {}),
-        nodeWithThread,
-      );
+      registerOn(nodeWithThread, () => {
+        called = true;
+      });
       expect(called).toBe(false);
     });
 
     it('refuses to go on when Sentry recorded no registration', () => {
-      const api = nodeModuleWith(() => {});
-      expect(() => registerChannelInjectionForCommonJs(() => {}, api, nodeWithThread)).toThrow(/left no .*runtime/);
+      expect(() => registerOn(nodeWithThread, () => {})).toThrow(/left no .*runtime/);
     });
 
     it('refuses to go on when Sentry registered without asking module.register, on a Node where it uses it', () => {
       const register = () => {
         global[CHANNEL_INJECTION_MARKER] = { runtime: [] };
       };
-      expect(() =>
-        registerChannelInjectionForCommonJs(
-          register,
-          nodeModuleWith(() => {}),
-          nodeWithThread,
-        ),
-      ).toThrow(/did not ask module\.register/);
+      expect(() => registerOn(nodeWithThread, register)).toThrow(/did not ask module\.register/);
       delete global[CHANNEL_INJECTION_MARKER];
       // Where Sentry registers in the loading thread instead, not asking is what it does.
-      expect(() =>
-        registerChannelInjectionForCommonJs(
-          register,
-          nodeModuleWith(() => {}),
-          nodeInThread,
-        ),
-      ).not.toThrow();
+      expect(() => registerOn(nodeInThread, register)).not.toThrow();
     });
 
     it('goes on when Sentry asked module.register, which did nothing, and recorded its registration', () => {
@@ -324,13 +314,7 @@ describe("Sentry's runtime channel injection", () => {
       const register = () => {
         global[CHANNEL_INJECTION_MARKER] = { runtimeUnavailable: true };
       };
-      expect(() =>
-        registerChannelInjectionForCommonJs(
-          register,
-          nodeModuleWith(() => {}),
-          nodeWithThread,
-        ),
-      ).not.toThrow();
+      expect(() => registerOn(nodeWithThread, register)).not.toThrow();
     });
 
     it("puts module.register back when Sentry's registration throws", () => {
