@@ -6,7 +6,7 @@ import { type AppProcess, runAppUntilExit, startApp, withCopyOfBuild } from './s
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
 import { appRunEnv, SENTRY_DSN } from './support/servers';
-import { exceptionValue } from './support/sink';
+import { exampleApiErrorLabel, exceptionValue } from './support/sink';
 
 // Each test starts its own instance of the production build, so it can stop it.
 test.describe.configure({ timeout: 90_000 });
@@ -109,12 +109,11 @@ test("without tracing, scope data set in one request never reaches another reque
   );
   expect(responses.map((response) => response.status)).toEqual(labels.map(() => 500));
 
-  const labelled = /^Sentry example error thrown by an API route \(label (.+)\)$/;
   await expect
-    .poll(async () => (await sink.errorEvents()).filter((event) => labelled.test(exceptionValue(event) ?? '')).length)
+    .poll(async () => (await sink.errorEvents()).filter((event) => exampleApiErrorLabel(event) !== undefined).length)
     .toBe(labels.length);
   for (const event of await sink.errorEvents()) {
-    const label = labelled.exec(exceptionValue(event) ?? '')?.[1];
+    const label = exampleApiErrorLabel(event);
     if (label !== undefined) {
       expect(event.tags?.['example.label']).toBe(label);
     }
@@ -132,7 +131,7 @@ test("a server built without tracing reports its errors without loading Sentry's
     NODE_DEBUG: 'module,esm',
   });
   expect((await fetch(`${app.url}/api/sentry-example-api?label=no-channels`)).status).toBe(500);
-  await sink.waitForErrorEvent((event) => exceptionValue(event)?.includes('(label no-channels)') === true);
+  await sink.waitForErrorEvent((event) => exampleApiErrorLabel(event) === 'no-channels');
   expect(app.output()).toContain('@opentelemetry/api');
   // Node logged ES module loads too (server.mjs is one), so the package's absence covers them.
   expect(app.output()).toMatch(/: Storing file:\/\/\S*\/server\.mjs /);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Event } from '@sentry/core';
 import { startApp, withCopyOfBuild } from './support/app-process';
 import { expect, test } from './support/fixtures';
-import { exceptionValue } from './support/sink';
+import { exampleApiErrorLabel } from './support/sink';
 
 type StreamedSpan = { name?: string; attributes?: Record<string, { value?: unknown } | undefined> };
 
@@ -125,14 +125,13 @@ test("with tracing, scope data set in one request never reaches another's event,
   );
   expect(responses.map((response) => response.status())).toEqual(calls.map(() => 500));
 
-  const labelled = /^Sentry example error thrown by an API route \(label (traced-\d)\)$/;
-  const labelOf = (event: Event) => labelled.exec(exceptionValue(event) ?? '')?.[1];
+  const callOf = (event: Event) => calls.find(({ label }) => label === exampleApiErrorLabel(event));
   await expect
-    .poll(async () => (await sink.errorEvents()).filter((event) => labelOf(event) !== undefined).length)
+    .poll(async () => (await sink.errorEvents()).filter((event) => callOf(event) !== undefined).length)
     .toBe(calls.length);
-  const events = (await sink.errorEvents()).filter((event) => labelOf(event) !== undefined);
+  const events = (await sink.errorEvents()).filter((event) => callOf(event) !== undefined);
   for (const event of events) {
-    const call = calls.find(({ label }) => label === labelOf(event));
+    const call = callOf(event);
     expect(event.tags?.['example.label']).toBe(call?.label);
     if (call?.callerTraceId) expect(event.contexts?.trace?.trace_id).toBe(call.callerTraceId);
   }

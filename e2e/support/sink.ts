@@ -64,3 +64,8 @@ export class EnvelopeSink {
 export function exceptionValue(event: Event): string | undefined {
   return event.exception?.values?.[0]?.value;
 }
+
+/** The `?label=` of the example API route's error, when `event` is that error. */
+export function exampleApiErrorLabel(event: Event): string | undefined {
+  return /^Sentry example error thrown by an API route \(label (.+)\)$/.exec(exceptionValue(event) ?? '')?.[1];
+}
