@@ -2,9 +2,16 @@ import { resolve } from 'node:path';
 import { withSentryConfig } from '@sentry/nextjs/config';
 import type { NextConfig } from 'next';
 import { env, isProduction, isTracingEnabled } from './lib/env';
-import { CHANNEL_INJECTION_MODULE, CHANNEL_INJECTION_SWITCH, SERVER_SDK_MODULE } from './lib/framework-internals.mjs';
+import {
+  CHANNEL_INJECTION_MODULE,
+  CHANNEL_INJECTION_SWITCH,
+  SENTRY_TRACING_SWITCH,
+  SERVER_SDK_MODULE,
+  SERVER_UTILS_ESM_MODULE,
+  SERVER_UTILS_MODULE,
+} from './lib/framework-internals.mjs';
 import { resolveBuildRelease } from './lib/observability/build-release';
-import { serverSdkPath } from './lib/observability/server-sdk-path';
+import { esmEntryPath } from './lib/observability/esm-entry-path';
 import { ACTION_BODY_LIMIT_BYTES } from './lib/security/action-guard';
 import { developmentPolicy } from './lib/security/content-security-policy';
 import { securityHeaders } from './lib/security/headers';
@@ -44,7 +51,15 @@ const nextConfig: NextConfig = {
     debugIds: true,
     resolveAlias: {
       // The Node server's SDK as ES modules, which the bundler tree-shakes (lib/framework-internals.mjs).
-      [SERVER_SDK_MODULE]: serverSdkPath(process.cwd()),
+      [SERVER_SDK_MODULE]: esmEntryPath(process.cwd(), '@sentry/nextjs'),
+      // Without tracing, the package that holds the SDK's tracing and framework integrations, but
+      // for those (lib/framework-internals.mjs): none of them is used, and all were bundled.
+      ...(isTracingEnabled
+        ? {}
+        : {
+            [SERVER_UTILS_MODULE]: './lib/observability/error-only-server-utils.mjs',
+            [SERVER_UTILS_ESM_MODULE]: esmEntryPath(process.cwd(), SERVER_UTILS_MODULE),
+          }),
       // Sentry's runtime channel injection. Without tracing it is never called (sentry.server.config.ts),
       // and its package is left out of the build rather than loaded for nothing
       // (lib/framework-internals.mjs). With tracing, it starts the module hook's thread only where the
@@ -54,7 +69,9 @@ const nextConfig: NextConfig = {
         : './lib/framework-internals.mjs',
     },
   },
-  compiler: { defineServer: { [CHANNEL_INJECTION_SWITCH]: isTracingEnabled } },
+  compiler: {
+    defineServer: { [CHANNEL_INJECTION_SWITCH]: isTracingEnabled, [SENTRY_TRACING_SWITCH]: isTracingEnabled },
+  },
   deploymentId: env.DEPLOYMENT_ID,
   // Build-time values the browser needs; lib/public-env.ts reads them.
   env: {

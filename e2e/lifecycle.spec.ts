@@ -1,4 +1,4 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -136,6 +136,20 @@ test("a server built without tracing reports its errors without loading Sentry's
   // Node logged ES module loads too (server.mjs is one), so the package's absence covers them.
   expect(app.output()).toMatch(/: Storing file:\/\/\S*\/server\.mjs /);
   expect(app.output()).not.toContain('server-runtime-injection');
+});
+
+test("a server built without tracing leaves Sentry's tracing and framework integrations out of its bundle", async () => {
+  // Names the integrations give themselves: none is in the errors-only build (.next-bare), every
+  // one in the traced build (.next), whose SDK uses them.
+  const names = ['"Prisma"', '"Mongoose"', '"LangChain"', '"Express"', '"Koa"'];
+  const namesIn = async (distDir: string) => {
+    const chunks = join(distDir, 'server', 'chunks');
+    const files = (await readdir(chunks)).filter((file) => file.endsWith('.js'));
+    const code = (await Promise.all(files.map((file) => readFile(join(chunks, file), 'utf8')))).join('\n');
+    return names.filter((name) => code.includes(name));
+  };
+  expect(await namesIn('.next-bare')).toEqual([]);
+  expect(await namesIn('.next')).toEqual(names);
 });
 
 test('a server started with an invalid environment variable exits 1 and names the variable', async () => {

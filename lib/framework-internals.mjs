@@ -346,18 +346,58 @@ export function registerChannelInjectionForCommonJs(register, nodeModule, nodeVe
 export const SERVER_SDK_MODULE = 'sentry-nextjs-server-esm';
 
 /**
- * The ES module build of the package's server entry, relative to the package, from its parsed
+ * The ES module build of a Sentry package's main entry, relative to the package, from its parsed
  * package.json. Throws when the exports map no longer has one where it did.
  * @param {unknown} packageJson
+ * @param {string} packageName named in the error
  * @returns {string}
  */
-export function serverSdkEsmEntry(packageJson) {
+export function esmEntry(packageJson, packageName) {
   const root = isRecord(packageJson) && isRecord(packageJson.exports) ? packageJson.exports['.'] : undefined;
   const entry = isRecord(root) ? root.import : undefined;
   if (typeof entry !== 'string' || !entry.startsWith('./build/esm/')) {
-    throw new FrameworkShapeError('@sentry/nextjs package.json: exports["."].import is not an ES module build');
+    throw new FrameworkShapeError(`${packageName} package.json: exports["."].import is not an ES module build`);
   }
   return entry;
+}
+
+// --- The server SDK's integration lists in a build without tracing (@sentry/node 11.1.0, ----------
+// `build/esm/sdk/index.js`) ---------------------------------------------------------------------
+// The SDK's default integrations take Express, Fastify, Hapi and Koa from @sentry/server-utils'
+// `getErrorIntegrations`, and every database, queue, cache and AI integration from its
+// `getTracingIntegrations`, called when spans are on. Both are decided at run time, so the bundler
+// kept all of them in a build without tracing: some 200 KB of the server's SDK chunk, evaluated at
+// start-up (docs/performance.md), of which the error-only set keeps nothing. There, next.config.ts
+// resolves @sentry/server-utils to lib/observability/error-only-server-utils.mjs, which is the
+// package itself (by the second name below) but for these two lists, and sets Sentry's documented
+// tree-shaking switch for tracing to `false`, under which the SDK never asks for the second.
+
+export const SERVER_UTILS_MODULE = '@sentry/server-utils';
+/** The package itself, for the module that stands in for it. */
+export const SERVER_UTILS_ESM_MODULE = 'sentry-server-utils-esm';
+/** Sentry's documented build-time switch for its tracing code. */
+export const SENTRY_TRACING_SWITCH = '__SENTRY_TRACING__';
+
+/**
+ * Stands in for the framework integrations in a build without tracing: Express, Fastify, Hapi and
+ * Koa record spans and capture errors of servers this app does not run, and the error-only set
+ * drops them anyway.
+ * @returns {never[]}
+ */
+export function noFrameworkIntegrations() {
+  return [];
+}
+
+/**
+ * Stands in for the tracing integrations in a build without tracing, where the switch keeps the
+ * SDK from asking for them. Called all the same, it throws: the init fails and the server does not
+ * start (instrumentation.ts), rather than trace without what tracing needs.
+ * @returns {never}
+ */
+export function noTracingIntegrations() {
+  throw new FrameworkShapeError(
+    `the Sentry SDK asked for its tracing integrations in a build whose ${SENTRY_TRACING_SWITCH} is false`,
+  );
 }
 
 // --- Sentry's default server integrations (@sentry/nextjs 11.1.0, by `name`) ----------------------

@@ -15,6 +15,7 @@ import {
   DEPLOYMENT_ID_HEADER,
   DRAFT_MODE_COOKIE,
   errorOnlyIntegrations,
+  esmEntry,
   FrameworkShapeError,
   gateNextTracing,
   HTTP_INTEGRATION_NAME,
@@ -27,11 +28,12 @@ import {
   registerChannelInjectionForCommonJs,
   registerDiagnosticsChannelInjection,
   reloadingActionHeaders,
+  SENTRY_TRACING_SWITCH,
+  SERVER_UTILS_MODULE,
   STANDALONE_CONFIG_VARIABLE,
   sentryRegistersHooksInThread,
-  serverSdkEsmEntry,
 } from '@/lib/framework-internals.mjs';
-import { serverSdkPath } from '@/lib/observability/server-sdk-path';
+import { esmEntryPath } from '@/lib/observability/esm-entry-path';
 
 const require = createRequire(import.meta.url);
 
@@ -149,6 +151,57 @@ describe("Sentry's default server integrations", () => {
   it('refuse to start when one they always hold is gone', () => {
     const withoutContext = getDefaultIntegrations({}).filter((integration) => integration.name !== 'ContextLines');
     expect(() => errorOnlyIntegrations(withoutContext)).toThrow(/lack ContextLines/);
+  });
+});
+
+describe("the server SDK's integration lists in a build without tracing", () => {
+  const switchHolder = globalThis as { [SENTRY_TRACING_SWITCH]?: boolean };
+  const namesOf = (integrations: { name: string }[]) => integrations.map((integration) => integration.name);
+
+  it('are taken from @sentry/server-utils by the names the stand-in replaces', () => {
+    const sdk = packageSource('@sentry/node', 'build/esm/sdk/index.js');
+    const imported = /import \{([^}]*)\} from '@sentry\/server-utils';/.exec(sdk)?.[1]?.split(',') ?? [];
+    expect(imported.map((name) => name.trim())).toEqual(
+      expect.arrayContaining(['getErrorIntegrations', 'getTracingIntegrations']),
+    );
+  });
+
+  it("leave out every tracing integration once Sentry's tracing switch is off, even with a rate", () => {
+    // The build replaces the switch where the SDK reads it; a global stands in for it here.
+    expect(namesOf(getDefaultIntegrations({ tracesSampleRate: 1 }))).toContain('Prisma');
+    switchHolder[SENTRY_TRACING_SWITCH] = false;
+    try {
+      expect(namesOf(getDefaultIntegrations({ tracesSampleRate: 1 }))).not.toContain('Prisma');
+    } finally {
+      delete switchHolder[SENTRY_TRACING_SWITCH];
+    }
+  });
+
+  it('hold none of the integrations the error-only set keeps', () => {
+    const frameworks = namesOf(
+      (require(SERVER_UTILS_MODULE) as typeof import('@sentry/server-utils')).getErrorIntegrations(),
+    );
+    const kept = new Set(namesOf(errorOnlyIntegrations(getDefaultIntegrations({}))));
+    expect(frameworks).toEqual(expect.arrayContaining(['Express', 'Koa']));
+    expect(frameworks.filter((name) => kept.has(name))).toEqual([]);
+  });
+
+  it('come from a stand-in that is the package as it is, but for those two', async () => {
+    const packageJson = JSON.parse(packageSource(SERVER_UTILS_MODULE, 'package.json')) as unknown;
+    const real = (await import(packagePath(SERVER_UTILS_MODULE, esmEntry(packageJson, SERVER_UTILS_MODULE)))) as Record<
+      string,
+      unknown
+    >;
+    const standIn = (await import('@/lib/observability/error-only-server-utils.mjs')) as Record<string, unknown>;
+    const replaced = ['getErrorIntegrations', 'getTracingIntegrations'];
+    expect(Object.keys(standIn).sort()).toEqual(Object.keys(real).sort());
+    for (const name of Object.keys(real).filter((name) => !replaced.includes(name))) {
+      expect({ name, same: standIn[name] === real[name] }).toEqual({ name, same: true });
+    }
+    expect((standIn.getErrorIntegrations as () => unknown[])()).toEqual([]);
+    const askForTracing = standIn.getTracingIntegrations as () => unknown;
+    expect(askForTracing).toThrow(FrameworkShapeError);
+    expect(askForTracing).toThrow(SENTRY_TRACING_SWITCH);
   });
 });
 
@@ -353,22 +406,22 @@ describe("@sentry/nextjs's exports map", () => {
   });
 
   it('has an ES module server entry with every export of the CommonJS one the server would get', async () => {
-    const esm = (await import(packagePath('@sentry/nextjs', serverSdkEsmEntry(packageJson)))) as object;
+    const esm = (await import(packagePath('@sentry/nextjs', esmEntry(packageJson, '@sentry/nextjs')))) as object;
     const cjs = require(packagePath('@sentry/nextjs', String(packageJson.exports['.']?.node))) as object;
     expect(Object.keys(esm).sort()).toEqual(Object.keys(cjs).sort());
     expect(Object.keys(esm)).toEqual(expect.arrayContaining(['init', 'captureRequestError', 'getDefaultIntegrations']));
   });
 
   it('is where the alias next.config.ts gives the server SDK points', () => {
-    expect(resolve(serverSdkPath(process.cwd()))).toBe(
-      resolve(packagePath('@sentry/nextjs', ''), serverSdkEsmEntry(packageJson)),
+    expect(resolve(esmEntryPath(process.cwd(), '@sentry/nextjs'))).toBe(
+      resolve(packagePath('@sentry/nextjs', ''), esmEntry(packageJson, '@sentry/nextjs')),
     );
   });
 
   it('refuses to build when the entry is gone, naming it', () => {
     const withoutEntry = { exports: { '.': { node: './build/cjs/index.server.js' } } };
-    expect(() => serverSdkEsmEntry(withoutEntry)).toThrow(FrameworkShapeError);
-    expect(() => serverSdkEsmEntry(withoutEntry)).toThrow('exports["."].import');
+    expect(() => esmEntry(withoutEntry, '@sentry/nextjs')).toThrow(FrameworkShapeError);
+    expect(() => esmEntry(withoutEntry, '@sentry/nextjs')).toThrow('exports["."].import');
   });
 });
 
