@@ -11,7 +11,7 @@ import {
   SERVER_UTILS_MODULE,
 } from './lib/framework-internals.mjs';
 import { resolveBuildRelease } from './lib/observability/build-release';
-import { esmEntryPath } from './lib/observability/esm-entry-path';
+import { locateEsmEntry } from './lib/observability/locate-esm-entry';
 import { ACTION_BODY_LIMIT_BYTES } from './lib/security/action-guard';
 import { developmentPolicy } from './lib/security/content-security-policy';
 import { securityHeaders } from './lib/security/headers';
@@ -51,14 +51,15 @@ const nextConfig: NextConfig = {
     debugIds: true,
     resolveAlias: {
       // The Node server's SDK as ES modules, which the bundler tree-shakes (lib/framework-internals.mjs).
-      [SERVER_SDK_MODULE]: esmEntryPath(process.cwd(), '@sentry/nextjs'),
+      [SERVER_SDK_MODULE]: locateEsmEntry(process.cwd(), '@sentry/nextjs'),
       // Without tracing, the package that holds the SDK's tracing and framework integrations, but
-      // for those (lib/framework-internals.mjs): none of them is used, and all were bundled.
+      // for those: the error-only set keeps none of them, and the bundler cannot tell
+      // (lib/framework-internals.mjs).
       ...(isTracingEnabled
         ? {}
         : {
             [SERVER_UTILS_MODULE]: './lib/observability/error-only-server-utils.mjs',
-            [SERVER_UTILS_ESM_MODULE]: esmEntryPath(process.cwd(), SERVER_UTILS_MODULE),
+            [SERVER_UTILS_ESM_MODULE]: locateEsmEntry(process.cwd(), SERVER_UTILS_MODULE),
           }),
       // Sentry's runtime channel injection. Without tracing it is never called (sentry.server.config.ts),
       // and its package is left out of the build rather than loaded for nothing

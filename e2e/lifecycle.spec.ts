@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type AppProcess, runAppUntilExit, startApp, withCopyOfBuild } from './support/app-process';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
-import { appRunEnv, SENTRY_DSN } from './support/servers';
+import { APP_BUILD_ENV, appRunEnv, SENTRY_DSN } from './support/servers';
 import { exampleApiErrorLabel, exceptionValue } from './support/sink';
 
 // Each test starts its own instance of the production build, so it can stop it.
@@ -140,16 +140,16 @@ test("a server built without tracing reports its errors without loading Sentry's
 
 test("a server built without tracing leaves Sentry's tracing and framework integrations out of its bundle", async () => {
   // Names the integrations give themselves: none is in the errors-only build (.next-bare), every
-  // one in the traced build (.next), whose SDK uses them.
+  // one in the traced build the other tests run, whose SDK uses them.
   const names = ['"Prisma"', '"Mongoose"', '"LangChain"', '"Express"', '"Koa"'];
   const namesIn = async (distDir: string) => {
-    const chunks = join(distDir, 'server', 'chunks');
-    const files = (await readdir(chunks)).filter((file) => file.endsWith('.js'));
-    const code = (await Promise.all(files.map((file) => readFile(join(chunks, file), 'utf8')))).join('\n');
+    const server = join(distDir, 'server');
+    const files = (await readdir(server, { recursive: true })).filter((file) => file.endsWith('.js'));
+    const code = (await Promise.all(files.map((file) => readFile(join(server, file), 'utf8')))).join('\n');
     return names.filter((name) => code.includes(name));
   };
   expect(await namesIn('.next-bare')).toEqual([]);
-  expect(await namesIn('.next')).toEqual(names);
+  expect(await namesIn(APP_BUILD_ENV.NEXT_DIST_DIR)).toEqual(names);
 });
 
 test('a server started with an invalid environment variable exits 1 and names the variable', async () => {

@@ -352,7 +352,7 @@ export const SERVER_SDK_MODULE = 'sentry-nextjs-server-esm';
  * @param {string} packageName named in the error
  * @returns {string}
  */
-export function esmEntry(packageJson, packageName) {
+export function readEsmEntry(packageJson, packageName) {
   const root = isRecord(packageJson) && isRecord(packageJson.exports) ? packageJson.exports['.'] : undefined;
   const entry = isRecord(root) ? root.import : undefined;
   if (typeof entry !== 'string' || !entry.startsWith('./build/esm/')) {
@@ -365,12 +365,14 @@ export function esmEntry(packageJson, packageName) {
 // `build/esm/sdk/index.js`) ---------------------------------------------------------------------
 // The SDK's default integrations take Express, Fastify, Hapi and Koa from @sentry/server-utils'
 // `getErrorIntegrations`, and every database, queue, cache and AI integration from its
-// `getTracingIntegrations`, called when spans are on. Both are decided at run time, so the bundler
-// kept all of them in a build without tracing: some 200 KB of the server's SDK chunk, evaluated at
-// start-up (docs/performance.md), of which the error-only set keeps nothing. There, next.config.ts
-// resolves @sentry/server-utils to lib/observability/error-only-server-utils.mjs, which is the
-// package itself (by the second name below) but for these two lists, and sets Sentry's documented
-// tree-shaking switch for tracing to `false`, under which the SDK never asks for the second.
+// `getTracingIntegrations` when spans are on (`getAutoPerformanceIntegrations`, a public export
+// this app never calls, returns the same). Both are decided at run time, so the bundler keeps all
+// of them: some 200 KB of the server's SDK chunk, evaluated at start-up (docs/performance.md), of
+// which the error-only set keeps nothing. In a build without tracing, next.config.ts resolves
+// @sentry/server-utils to lib/observability/error-only-server-utils.mjs, which is the package
+// itself (by the second name below) but for these two lists. It also sets Sentry's documented
+// switch for its tracing code to `false`: the SDK then never asks for the tracing list, and spans
+// stay off even when SENTRY_TRACES_SAMPLE_RATE, which the SDK reads at run time, is set.
 
 export const SERVER_UTILS_MODULE = '@sentry/server-utils';
 /** The package itself, for the module that stands in for it. */
@@ -381,10 +383,10 @@ export const SENTRY_TRACING_SWITCH = '__SENTRY_TRACING__';
 /**
  * Stands in for the framework integrations in a build without tracing: Express, Fastify, Hapi and
  * Koa record spans and capture errors of servers this app does not run, and the error-only set
- * drops them anyway.
+ * does not keep them.
  * @returns {never[]}
  */
-export function noFrameworkIntegrations() {
+export function listNoFrameworkIntegrations() {
   return [];
 }
 
@@ -394,9 +396,9 @@ export function noFrameworkIntegrations() {
  * start (instrumentation.ts), rather than trace without what tracing needs.
  * @returns {never}
  */
-export function noTracingIntegrations() {
+export function refuseTracingIntegrations() {
   throw new FrameworkShapeError(
-    `the Sentry SDK asked for its tracing integrations in a build whose ${SENTRY_TRACING_SWITCH} is false`,
+    `Sentry's tracing integrations were asked for in a build without tracing (${SENTRY_TRACING_SWITCH} false)`,
   );
 }
 

@@ -15,7 +15,6 @@ import {
   DEPLOYMENT_ID_HEADER,
   DRAFT_MODE_COOKIE,
   errorOnlyIntegrations,
-  esmEntry,
   FrameworkShapeError,
   gateNextTracing,
   HTTP_INTEGRATION_NAME,
@@ -25,6 +24,7 @@ import {
   PRERENDER_CLASSIFICATION,
   PRERENDER_MANIFEST_FILE,
   prerenderedRoutesFrom,
+  readEsmEntry,
   registerChannelInjectionForCommonJs,
   registerDiagnosticsChannelInjection,
   reloadingActionHeaders,
@@ -33,7 +33,7 @@ import {
   STANDALONE_CONFIG_VARIABLE,
   sentryRegistersHooksInThread,
 } from '@/lib/framework-internals.mjs';
-import { esmEntryPath } from '@/lib/observability/esm-entry-path';
+import { locateEsmEntry } from '@/lib/observability/locate-esm-entry';
 
 const require = createRequire(import.meta.url);
 
@@ -48,6 +48,13 @@ function packageSource(pkg: string, path: string): string {
 }
 
 const nextSource = (path: string) => packageSource('next', `dist/${path}`);
+
+/** Every JavaScript file an installed package ships under `build/`, as `<package>/build/...`. */
+function scriptsOf(pkg: string): { name: string; source: string }[] {
+  return (readdirSync(packagePath(pkg, 'build'), { recursive: true, encoding: 'utf8' }) as string[])
+    .filter((file) => /\.[cm]?js$/.test(file))
+    .map((file) => ({ name: `${pkg}/build/${file}`, source: packageSource(pkg, `build/${file}`) }));
+}
 
 /** The members of a string union type `name` in one of Next's type declarations. */
 function unionMembers(declarations: string, name: string): string[] {
@@ -155,43 +162,63 @@ describe("Sentry's default server integrations", () => {
 });
 
 describe("the server SDK's integration lists in a build without tracing", () => {
+  type Integrations = { getDefaultIntegrations: (options: object) => { name: string }[] };
+  type ServerUtils = Record<string, unknown> & {
+    getErrorIntegrations: () => { name: string }[];
+    getTracingIntegrations: () => { name: string }[];
+  };
   const switchHolder = globalThis as { [SENTRY_TRACING_SWITCH]?: boolean };
   const namesOf = (integrations: { name: string }[]) => integrations.map((integration) => integration.name);
+  /** A Sentry package's ES module build, the one the server bundles. */
+  async function esmBuildOf<T>(pkg: string): Promise<T> {
+    const packageJson = JSON.parse(packageSource(pkg, 'package.json')) as unknown;
+    return (await import(packagePath(pkg, readEsmEntry(packageJson, pkg)))) as T;
+  }
 
-  it('are taken from @sentry/server-utils by the names the stand-in replaces', () => {
+  it('are asked for only by the SDK defaults, from @sentry/server-utils, by the names the stand-in replaces', () => {
     const sdk = packageSource('@sentry/node', 'build/esm/sdk/index.js');
     const imported = /import \{([^}]*)\} from '@sentry\/server-utils';/.exec(sdk)?.[1]?.split(',') ?? [];
     expect(imported.map((name) => name.trim())).toEqual(
       expect.arrayContaining(['getErrorIntegrations', 'getTracingIntegrations']),
     );
+    // Besides the defaults, only `getAutoPerformanceIntegrations` (integrations/tracing), which
+    // the app never calls.
+    const callers = ['@sentry/core', '@sentry/node', '@sentry/nextjs', '@sentry/opentelemetry', SERVER_UTILS_MODULE]
+      .flatMap(scriptsOf)
+      .filter(({ source }) => /(?<!function )\bget(?:Error|Tracing)Integrations\(\)/.test(source))
+      .map(({ name }) => name);
+    expect(callers.sort()).toEqual([
+      '@sentry/node/build/cjs/integrations/tracing/index.js',
+      '@sentry/node/build/cjs/sdk/index.js',
+      '@sentry/node/build/esm/integrations/tracing/index.js',
+      '@sentry/node/build/esm/sdk/index.js',
+    ]);
   });
 
-  it("leave out every tracing integration once Sentry's tracing switch is off, even with a rate", () => {
+  it("leave out every tracing integration once Sentry's tracing switch is off, even with a rate", async () => {
+    const { getDefaultIntegrations: defaultsOf } = await esmBuildOf<Integrations>('@sentry/nextjs');
+    const tracing = namesOf((await esmBuildOf<ServerUtils>(SERVER_UTILS_MODULE)).getTracingIntegrations());
+    expect(namesOf(defaultsOf({ tracesSampleRate: 1 }))).toEqual(expect.arrayContaining(tracing));
     // The build replaces the switch where the SDK reads it; a global stands in for it here.
-    expect(namesOf(getDefaultIntegrations({ tracesSampleRate: 1 }))).toContain('Prisma');
     switchHolder[SENTRY_TRACING_SWITCH] = false;
     try {
-      expect(namesOf(getDefaultIntegrations({ tracesSampleRate: 1 }))).not.toContain('Prisma');
+      const defaults = new Set(namesOf(defaultsOf({ tracesSampleRate: 1 })));
+      expect(tracing.filter((name) => defaults.has(name))).toEqual([]);
     } finally {
       delete switchHolder[SENTRY_TRACING_SWITCH];
     }
   });
 
-  it('hold none of the integrations the error-only set keeps', () => {
-    const frameworks = namesOf(
-      (require(SERVER_UTILS_MODULE) as typeof import('@sentry/server-utils')).getErrorIntegrations(),
-    );
-    const kept = new Set(namesOf(errorOnlyIntegrations(getDefaultIntegrations({}))));
+  it('hold none of the integrations the error-only set keeps', async () => {
+    const { getDefaultIntegrations: defaultsOf } = await esmBuildOf<Integrations>('@sentry/nextjs');
+    const frameworks = namesOf((await esmBuildOf<ServerUtils>(SERVER_UTILS_MODULE)).getErrorIntegrations());
+    const kept = new Set(namesOf(errorOnlyIntegrations(defaultsOf({}))));
     expect(frameworks).toEqual(expect.arrayContaining(['Express', 'Koa']));
     expect(frameworks.filter((name) => kept.has(name))).toEqual([]);
   });
 
   it('come from a stand-in that is the package as it is, but for those two', async () => {
-    const packageJson = JSON.parse(packageSource(SERVER_UTILS_MODULE, 'package.json')) as unknown;
-    const real = (await import(packagePath(SERVER_UTILS_MODULE, esmEntry(packageJson, SERVER_UTILS_MODULE)))) as Record<
-      string,
-      unknown
-    >;
+    const real = await esmBuildOf<ServerUtils>(SERVER_UTILS_MODULE);
     const standIn = (await import('@/lib/observability/error-only-server-utils.mjs')) as Record<string, unknown>;
     const replaced = ['getErrorIntegrations', 'getTracingIntegrations'];
     expect(Object.keys(standIn).sort()).toEqual(Object.keys(real).sort());
@@ -206,13 +233,6 @@ describe("the server SDK's integration lists in a build without tracing", () => 
 });
 
 describe("Sentry's runtime channel injection", () => {
-  /** Every JavaScript file an installed package ships under `build/`, as `<package>/build/...`. */
-  function scriptsOf(pkg: string): { name: string; source: string }[] {
-    return (readdirSync(packagePath(pkg, 'build'), { recursive: true, encoding: 'utf8' }) as string[])
-      .filter((file) => /\.[cm]?js$/.test(file))
-      .map((file) => ({ name: `${pkg}/build/${file}`, source: packageSource(pkg, `build/${file}`) }));
-  }
-
   it("is called by the server SDK's client only behind the build-time switch and the init's option", () => {
     const guardedCall = new RegExp(
       `if \\(\\(typeof ${CHANNEL_INJECTION_SWITCH} === "undefined" \\|\\| ${CHANNEL_INJECTION_SWITCH}\\) && options\\.enableRuntimeChannelInjection !== false\\) \\{\\s*(?:\\w+\\.)?registerDiagnosticsChannelInjection\\(\\);`,
@@ -406,22 +426,22 @@ describe("@sentry/nextjs's exports map", () => {
   });
 
   it('has an ES module server entry with every export of the CommonJS one the server would get', async () => {
-    const esm = (await import(packagePath('@sentry/nextjs', esmEntry(packageJson, '@sentry/nextjs')))) as object;
+    const esm = (await import(packagePath('@sentry/nextjs', readEsmEntry(packageJson, '@sentry/nextjs')))) as object;
     const cjs = require(packagePath('@sentry/nextjs', String(packageJson.exports['.']?.node))) as object;
     expect(Object.keys(esm).sort()).toEqual(Object.keys(cjs).sort());
     expect(Object.keys(esm)).toEqual(expect.arrayContaining(['init', 'captureRequestError', 'getDefaultIntegrations']));
   });
 
   it('is where the alias next.config.ts gives the server SDK points', () => {
-    expect(resolve(esmEntryPath(process.cwd(), '@sentry/nextjs'))).toBe(
-      resolve(packagePath('@sentry/nextjs', ''), esmEntry(packageJson, '@sentry/nextjs')),
+    expect(resolve(locateEsmEntry(process.cwd(), '@sentry/nextjs'))).toBe(
+      resolve(packagePath('@sentry/nextjs', ''), readEsmEntry(packageJson, '@sentry/nextjs')),
     );
   });
 
   it('refuses to build when the entry is gone, naming it', () => {
     const withoutEntry = { exports: { '.': { node: './build/cjs/index.server.js' } } };
-    expect(() => esmEntry(withoutEntry, '@sentry/nextjs')).toThrow(FrameworkShapeError);
-    expect(() => esmEntry(withoutEntry, '@sentry/nextjs')).toThrow('exports["."].import');
+    expect(() => readEsmEntry(withoutEntry, '@sentry/nextjs')).toThrow(FrameworkShapeError);
+    expect(() => readEsmEntry(withoutEntry, '@sentry/nextjs')).toThrow('exports["."].import');
   });
 });
 

@@ -4,6 +4,6 @@
 // out of the bundle.
 export * from 'sentry-server-utils-esm';
 export {
-  noFrameworkIntegrations as getErrorIntegrations,
-  noTracingIntegrations as getTracingIntegrations,
+  listNoFrameworkIntegrations as getErrorIntegrations,
+  refuseTracingIntegrations as getTracingIntegrations,
 } from '../framework-internals.mjs';
