@@ -49,6 +49,11 @@ function packageSource(pkg: string, path: string): string {
 
 const nextSource = (path: string) => packageSource('next', `dist/${path}`);
 
+/** A Sentry package's ES module build, where next.config.ts points the server's bundle. */
+async function esmBuildOf<T>(pkg: string): Promise<T> {
+  return (await import(resolve(locateEsmEntry(process.cwd(), pkg)))) as T;
+}
+
 /** Every JavaScript file an installed package ships under `build/`, as `<package>/build/...`. */
 function scriptsOf(pkg: string): { name: string; source: string }[] {
   return (readdirSync(packagePath(pkg, 'build'), { recursive: true, encoding: 'utf8' }) as string[])
@@ -169,11 +174,6 @@ describe("the server SDK's integration lists in a build without tracing", () => 
   };
   const switchHolder = globalThis as { [SENTRY_TRACING_SWITCH]?: boolean };
   const namesOf = (integrations: { name: string }[]) => integrations.map((integration) => integration.name);
-  /** A Sentry package's ES module build, the one the server bundles. */
-  async function esmBuildOf<T>(pkg: string): Promise<T> {
-    const packageJson = JSON.parse(packageSource(pkg, 'package.json')) as unknown;
-    return (await import(packagePath(pkg, readEsmEntry(packageJson, pkg)))) as T;
-  }
 
   it('are asked for only by the SDK defaults, from @sentry/server-utils, by the names the stand-in replaces', () => {
     const sdk = packageSource('@sentry/node', 'build/esm/sdk/index.js');
@@ -426,7 +426,7 @@ describe("@sentry/nextjs's exports map", () => {
   });
 
   it('has an ES module server entry with every export of the CommonJS one the server would get', async () => {
-    const esm = (await import(packagePath('@sentry/nextjs', readEsmEntry(packageJson, '@sentry/nextjs')))) as object;
+    const esm = await esmBuildOf<object>('@sentry/nextjs');
     const cjs = require(packagePath('@sentry/nextjs', String(packageJson.exports['.']?.node))) as object;
     expect(Object.keys(esm).sort()).toEqual(Object.keys(cjs).sort());
     expect(Object.keys(esm)).toEqual(expect.arrayContaining(['init', 'captureRequestError', 'getDefaultIntegrations']));
