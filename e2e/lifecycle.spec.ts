@@ -1,8 +1,9 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type AppProcess, runAppUntilExit, startApp, withCopyOfBuild } from './support/app-process';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type AppProcess, buildApp, runAppUntilExit, startApp, withCopyOfBuild } from './support/app-process';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
 import { APP_BUILD_ENV, appRunEnv, SENTRY_DSN } from './support/servers';
@@ -150,6 +151,25 @@ test("a server built without tracing leaves Sentry's tracing and framework integ
   };
   expect(await namesIn('.next-bare')).toEqual([]);
   expect(await namesIn(APP_BUILD_ENV.NEXT_DIST_DIR)).toEqual(names);
+});
+
+test('npm run build with no telemetry variable set looks up no host but loopback in any of its Node processes', async () => {
+  test.setTimeout(300_000);
+  const log = join(tmpdir(), `shell-e2e-host-lookups-${process.pid}.log`);
+  await rm(log, { force: true });
+  // CI and the other builds set NEXT_TELEMETRY_DISABLED themselves; a newcomer's shell does not.
+  const built = await buildApp({
+    ...APP_BUILD_ENV,
+    NEXT_DIST_DIR: '.next-quiet',
+    NEXT_TELEMETRY_DISABLED: undefined,
+    NODE_OPTIONS: `--import ${pathToFileURL(resolve('e2e/support/host-lookups.mjs')).href}`,
+    HOST_LOOKUP_LOG: log,
+  });
+  expect(built.code, built.output).toBe(0);
+  const lines = (await readFile(log, 'utf8')).trim().split('\n');
+  await rm(log, { force: true });
+  expect(lines.filter((line) => line.startsWith('loaded ')).length).toBeGreaterThan(0);
+  expect(lines.filter((line) => !line.startsWith('loaded '))).toEqual([]);
 });
 
 test('a server started with an invalid environment variable exits 1 and names the variable', async () => {

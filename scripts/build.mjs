@@ -13,10 +13,12 @@ const nextPackage = createRequire(import.meta.url).resolve('next/package.json');
 const nextBin = join(dirname(nextPackage), JSON.parse(readFileSync(nextPackage, 'utf8')).bin.next);
 // With a token, Sentry's plugin uploads through the Sentry CLI's code, which would also report its
 // own usage to sentry.io and ask GitHub for a newer version; `telemetry: false` covers neither.
-const quietCli = { SENTRY_CLI_NO_TELEMETRY: '1', SENTRY_CLI_NO_UPDATE_CHECK: '1' };
+// Next reports each build to telemetry.nextjs.org unless told not to, as `npm run dev` tells it;
+// NEXT_TELEMETRY_DISABLED set empty turns it back on (Next reads any other value as "off").
+const quiet = { SENTRY_CLI_NO_TELEMETRY: '1', SENTRY_CLI_NO_UPDATE_CHECK: '1', NEXT_TELEMETRY_DISABLED: '1' };
 const build = spawnSync(process.execPath, [nextBin, 'build', ...process.argv.slice(2)], {
   stdio: 'inherit',
-  env: { ...quietCli, ...process.env },
+  env: { ...quiet, ...process.env },
 });
 if (build.status !== 0) process.exit(build.status ?? 1);
 

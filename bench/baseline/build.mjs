@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 const projectDir = dirname(fileURLToPath(import.meta.url));
 const build = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build', projectDir], {
   stdio: 'inherit',
+  // As the app's build: no report to telemetry.nextjs.org unless NEXT_TELEMETRY_DISABLED is set empty.
+  env: { NEXT_TELEMETRY_DISABLED: '1', ...process.env },
 });
 if (build.status !== 0) process.exit(build.status ?? 1);
 

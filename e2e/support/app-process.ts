@@ -92,8 +92,11 @@ export async function runAppUntilExit(
   return { code, output: output() };
 }
 
-/** `npm run build` (scripts/build.mjs) with `env` over the caller's environment; its output kept. */
-export function buildApp(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+/**
+ * `npm run build` (scripts/build.mjs) with `env` over the caller's environment (a variable given
+ * as undefined is left out); its output kept.
+ */
+export function buildApp(env: Record<string, string | undefined>): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {
     const child = spawn('node', ['scripts/build.mjs'], { env: { ...process.env, ...env } });
     let output = '';
