@@ -4,8 +4,7 @@
 // fails to resolve, so that report never leaves the machine. Not covered: a proxy on loopback
 // (`https_proxy`), which would resolve the name itself.
 import dns from 'node:dns';
-
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
+import { checkHostLookups } from './host-lookup-hook.mjs';
 
 /** @param {string} hostname */
 function refusal(hostname) {
@@ -15,16 +14,7 @@ function refusal(hostname) {
   });
 }
 
-const { lookup } = dns;
-dns.lookup = (hostname, options, callback) => {
-  if (LOOPBACK_NAMES.has(hostname)) return lookup(hostname, options, callback);
-  const done = typeof options === 'function' ? options : callback;
-  process.nextTick(done, refusal(hostname));
-};
-
-const promiseLookup = dns.promises.lookup;
-dns.promises.lookup = (hostname, options) =>
-  LOOPBACK_NAMES.has(hostname) ? promiseLookup(hostname, options) : Promise.reject(refusal(hostname));
+checkHostLookups(refusal);
 
 // Direct DNS queries, as Spotlight's CORS check makes for a page's origin: none leaves either.
 for (const name of ['resolve', 'resolve4', 'resolve6', 'resolveAny', 'resolveCname']) {
