@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { withSentryConfig } from '@sentry/nextjs/config';
 import type { NextConfig } from 'next';
-import { env, isProduction, isTracingEnabled } from './lib/env';
+import { env, isProduction } from './lib/env';
 import {
   CHANNEL_INJECTION_MODULE,
   CHANNEL_INJECTION_SWITCH,
@@ -31,17 +31,17 @@ const nextConfig: NextConfig = {
   output: 'standalone',
   // Sentry's server SDK is bundled into the instrumentation hook's chunk, tree-shaken to what the
   // server uses: loaded as some 600 files from node_modules it cost start-up time
-  // (docs/performance.md). Its runtime-injection package stays external: it registers a Node module
-  // hook by its own file path, and bundled it cannot (Sentry warns so at start-up). Everything else
-  // calls Sentry through @sentry/core (a rule in biome.json), so that no other bundle holds a copy.
-  // OpenTelemetry's API stays external too, one copy for Next and the SDK, so that
-  // lib/observability/request-tracing.ts sees the provider the SDK registered.
-  serverExternalPackages: ['@sentry/server-runtime-injection', '@opentelemetry/api'],
-  // With tracing, the SDK registers a module hook (Node's `module.register`) that makes database,
-  // queue and cache clients emit tracing channels. The hook is an ES module it loads by path, which
-  // Next's file tracing cannot see: without this the standalone server warns at start-up and
-  // those clients' spans are silently missing.
-  outputFileTracingIncludes: { '/*': ['./node_modules/@sentry/server-runtime-injection/build/esm/**/*.js'] },
+  // (docs/performance.md). Everything else calls Sentry through @sentry/core (a rule in
+  // biome.json), so that no other bundle holds a copy. OpenTelemetry's API stays external, one copy
+  // for Next and the server's tracer (lib/observability/server-tracing.ts). Its instrumentations
+  // stay external too: they hook `require` (or Node's diagnostics channels) to wrap the client
+  // libraries they instrument, which are external packages themselves.
+  serverExternalPackages: [
+    '@opentelemetry/api',
+    '@opentelemetry/instrumentation',
+    '@opentelemetry/instrumentation-generic-pool',
+    '@opentelemetry/instrumentation-undici',
+  ],
   distDir: env.NEXT_DIST_DIR,
   // Every build makes source maps and gives each chunk a debug ID, the key by which Sentry finds
   // a chunk's map. The maps stay in the build folder for an upload: scripts/build.mjs leaves them
@@ -52,26 +52,19 @@ const nextConfig: NextConfig = {
     resolveAlias: {
       // The Node server's SDK as ES modules, which the bundler tree-shakes (lib/framework-internals.mjs).
       [SERVER_SDK_MODULE]: locateEsmEntry(process.cwd(), '@sentry/nextjs'),
-      // Without tracing, the package that holds the SDK's tracing and framework integrations, but
-      // for those: the error-only set keeps none of them, and the bundler cannot tell
-      // (lib/framework-internals.mjs).
-      ...(isTracingEnabled
-        ? {}
-        : {
-            [SERVER_UTILS_MODULE]: './lib/observability/error-only-server-utils.mjs',
-            [SERVER_UTILS_ESM_MODULE]: locateEsmEntry(process.cwd(), SERVER_UTILS_MODULE),
-          }),
-      // Sentry's runtime channel injection. Without tracing it is never called (sentry.server.config.ts),
-      // and its package is left out of the build rather than loaded for nothing
-      // (lib/framework-internals.mjs). With tracing, it starts the module hook's thread only where the
-      // deployment holds an ES module to instrument (lib/observability/channel-injection.ts).
-      [CHANNEL_INJECTION_MODULE]: isTracingEnabled
-        ? './lib/observability/channel-injection.ts'
-        : './lib/framework-internals.mjs',
+      // The package that holds the SDK's tracing and framework integrations, but for those: the
+      // server reports errors only through Sentry (its spans are OpenTelemetry's), the error-only
+      // set keeps none of them, and the bundler cannot tell (lib/framework-internals.mjs).
+      [SERVER_UTILS_MODULE]: './lib/observability/error-only-server-utils.mjs',
+      [SERVER_UTILS_ESM_MODULE]: locateEsmEntry(process.cwd(), SERVER_UTILS_MODULE),
+      // Sentry's runtime channel injection, which only its own tracing uses: never called
+      // (sentry.server.config.ts), and left out of the build rather than loaded for nothing.
+      [CHANNEL_INJECTION_MODULE]: './lib/framework-internals.mjs',
     },
   },
   compiler: {
-    defineServer: { [CHANNEL_INJECTION_SWITCH]: isTracingEnabled, [SENTRY_TRACING_SWITCH]: isTracingEnabled },
+    // Sentry's documented build-time switches: the server bundle drops the SDK's tracing code.
+    defineServer: { [CHANNEL_INJECTION_SWITCH]: false, [SENTRY_TRACING_SWITCH]: false },
   },
   deploymentId: env.DEPLOYMENT_ID,
   // Build-time values the browser needs; lib/public-env.ts reads them.

@@ -2,16 +2,28 @@
 import * as Sentry from 'sentry-nextjs-server-esm';
 import { isTracingEnabled } from '@/lib/env';
 import { serverIntegrations } from '@/lib/observability/server-integrations';
-import { serverSentryOptions } from '@/lib/observability/server-options';
+import { serverReportingSettings, serverSentryOptions } from '@/lib/observability/server-options';
 
 const options = serverSentryOptions();
 if (options) {
   Sentry.init({
     ...options,
-    // Without tracing nothing needs Next's OpenTelemetry spans, nor the module hooks that make
-    // libraries emit tracing channels: they would cost throughput for nothing (docs/performance.md).
-    enableOpenTelemetrySetup: isTracingEnabled,
-    enableRuntimeChannelInjection: isTracingEnabled,
-    integrations: (defaults) => serverIntegrations(defaults, isTracingEnabled),
+    // Sentry reports the server's errors; OpenTelemetry's SDK records its spans, which go to Sentry
+    // as transactions (lib/observability/server-tracing.ts). The SDK's own span layer stays off: it
+    // cost a traced request several times an untraced one (docs/performance.md).
+    tracesSampleRate: undefined,
+    enableOpenTelemetrySetup: false,
+    enableRuntimeChannelInjection: false,
+    integrations: (defaults) => [
+      ...serverIntegrations(defaults, false),
+      // Errors land on the trace of the span that is active when they happen.
+      ...(isTracingEnabled ? [Sentry.openTelemetryIntegration()] : []),
+    ],
   });
+  const client = Sentry.getClient();
+  if (isTracingEnabled && client) {
+    // Loaded only with tracing: a build without it carries no OpenTelemetry SDK.
+    const { startServerTracing } = await import('@/lib/observability/server-tracing');
+    startServerTracing(client, serverReportingSettings.tracesSampleRate);
+  }
 }

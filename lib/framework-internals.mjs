@@ -227,11 +227,12 @@ export function gateNextTracing(globalProvider, noTracingProvider, isTraced) {
 }
 
 // --- Sentry's runtime channel injection (@sentry/node 11.1.0, `build/{esm,cjs}/sdk/client.js`) ----
-// The server SDK's client imports `registerDiagnosticsChannelInjection` from the package below, kept
-// external (next.config.ts), and calls it unless Sentry's build-time switch is `false` or the init
-// says `enableRuntimeChannelInjection: false`. Only tracing uses what it registers. Loading it at all
-// costs start-up time and memory: its own copy of @sentry/core and a JavaScript parser for the
-// module hook (docs/performance.md). A build without tracing sets the switch to `false`, which drops
+// The server SDK's client imports `registerDiagnosticsChannelInjection` from the package below and
+// calls it unless Sentry's build-time switch is `false` or the init says
+// `enableRuntimeChannelInjection: false`. Only Sentry's own tracing uses what it registers, and the
+// server's spans are OpenTelemetry's (lib/observability/server-tracing.ts). Loading it at all costs
+// start-up time and memory: its own copy of @sentry/core, a JavaScript parser and, on Node 20, a
+// module-hook thread (docs/performance.md). The server build sets the switch to `false`, which drops
 // the call, and resolves the import to this module, so nothing of the package is loaded.
 
 export const CHANNEL_INJECTION_MODULE = '@sentry/server-runtime-injection/register';
@@ -239,7 +240,7 @@ export const CHANNEL_INJECTION_MODULE = '@sentry/server-runtime-injection/regist
 export const CHANNEL_INJECTION_SWITCH = '__SENTRY_CHANNEL_INJECTION__';
 
 /**
- * Stands in for the package's export in a build without tracing. The switch drops the SDK's one
+ * Stands in for the package's export in the server build. The switch drops the SDK's one
  * call, so this runs only when that call has moved out of its reach: the init then fails, and the
  * server does not start (instrumentation.ts), rather than run without what the SDK expected.
  */
@@ -247,91 +248,6 @@ export function registerDiagnosticsChannelInjection() {
   throw new FrameworkShapeError(
     `the Sentry SDK called ${CHANNEL_INJECTION_MODULE} in a build whose ${CHANNEL_INJECTION_SWITCH} is false`,
   );
-}
-
-// With tracing, the package's registration (`build/esm/register.js`) does two things on a Node
-// without in-thread module hooks (before 24.13): it patches CommonJS loading, and it hands an ES
-// module hook to `module.register`, which Node runs in a thread of its own, with its own V8 heap
-// (about 13 MB, docs/performance.md). The hook only ever sees ES modules, and it cannot be asked
-// for without the rest. The package reads `register` at call time through its ES module namespace
-// of `node:module`, whose bindings follow the builtin's exports on `syncBuiltinESMExports()`.
-// Sentry's own record of what it registered is the `__SENTRY_ORCHESTRION__` object on the global
-// (@sentry/server-utils `orchestrion/detect.js`): its `runtime` array exists once it registered.
-
-export const CHANNEL_INJECTION_MARKER = '__SENTRY_ORCHESTRION__';
-
-/** Sentry's record of its channel injection, if any. */
-function channelInjectionMarker() {
-  const marker = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (globalThis))[CHANNEL_INJECTION_MARKER];
-  return isRecord(marker) ? marker : undefined;
-}
-
-/** @param {Record<string, unknown> | undefined} marker */
-function isRegistered(marker) {
-  return Array.isArray(marker?.runtime);
-}
-
-/**
- * @typedef {object} NodeModuleApi the parts of `node:module` the registration below swaps
- * @property {Function} register
- * @property {() => void} syncBuiltinESMExports
- */
-
-/**
- * Whether Sentry registers its module hooks in the thread that loads the modules on this Node
- * (`module.registerHooks`, from Node 24.13, or 25.1 on 25: `hasStableSyncModuleHooks`), rather
- * than through `module.register` and its thread.
- * @param {string} nodeVersion as in `process.versions.node`
- */
-export function sentryRegistersHooksInThread(nodeVersion) {
-  const [major = 0, minor = 0] = nodeVersion.split('.').map(Number);
-  return major > 25 || (major === 25 && minor >= 1) || (major === 24 && minor >= 13);
-}
-
-/**
- * Runs Sentry's registration with `module.register` set aside, so CommonJS packages get their
- * channels and no module-hook thread starts. For a deployment that holds no ES module any
- * instrumentation targets (lib/observability/channel-injection.ts decides). Throws when Sentry
- * recorded no registration (its instrumentations would record nothing), and when Sentry did not
- * ask for `module.register` on a Node where it uses it: it then reached Node another way, and the
- * thread may be running after all.
- * @param {() => void} register the package's `registerDiagnosticsChannelInjection`
- * @param {NodeModuleApi} nodeModule
- * @param {string} nodeVersion `process.versions.node`, from the caller: the edge runtime's and
- *   the browser's bundles include this module, and have no `process.versions`
- */
-export function registerChannelInjectionForCommonJs(register, nodeModule, nodeVersion) {
-  if (isRegistered(channelInjectionMarker())) {
-    return;
-  }
-  const moduleRegister = nodeModule.register;
-  let askedForModuleHook = false;
-  nodeModule.register = () => {
-    askedForModuleHook = true;
-  };
-  // Updates what ES modules see of every builtin, not only `node:module`: harmless while nothing
-  // else has changed a builtin's exports, which nothing in this app does.
-  nodeModule.syncBuiltinESMExports();
-  try {
-    register();
-  } finally {
-    nodeModule.register = moduleRegister;
-    nodeModule.syncBuiltinESMExports();
-  }
-  const marker = channelInjectionMarker();
-  // Sentry found no API to register with (Bun, say), or registering failed (it warns of that):
-  // the server goes on, as it would with Sentry's own registration.
-  if (marker?.runtimeUnavailable === true) {
-    return;
-  }
-  if (!isRegistered(marker)) {
-    throw new FrameworkShapeError(
-      `${CHANNEL_INJECTION_MODULE} left no globalThis.${CHANNEL_INJECTION_MARKER}.runtime: channels not injected`,
-    );
-  }
-  if (!askedForModuleHook && !sentryRegistersHooksInThread(nodeVersion)) {
-    throw new FrameworkShapeError(`${CHANNEL_INJECTION_MODULE} did not ask module.register for its hook`);
-  }
 }
 
 // --- The server SDK's ES module build (@sentry/nextjs 11.1.0, `package.json` `exports["."]`) ------

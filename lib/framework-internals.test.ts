@@ -1,7 +1,7 @@
 // Contract tests: each private shape lib/framework-internals.mjs relies on, checked against the
 // installed Next.js and Sentry SDK. An upgrade that changes one fails here, in CI, by name.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { getDefaultIntegrations, spotlightIntegration } from '@sentry/nextjs';
@@ -9,7 +9,6 @@ import {
   ACTION_HEADER,
   BUILD_CONFIG_FILE,
   buildConfigFrom,
-  CHANNEL_INJECTION_MARKER,
   CHANNEL_INJECTION_MODULE,
   CHANNEL_INJECTION_SWITCH,
   DEPLOYMENT_ID_HEADER,
@@ -25,13 +24,11 @@ import {
   PRERENDER_MANIFEST_FILE,
   prerenderedRoutesFrom,
   readEsmEntry,
-  registerChannelInjectionForCommonJs,
   registerDiagnosticsChannelInjection,
   reloadingActionHeaders,
   SENTRY_TRACING_SWITCH,
   SERVER_UTILS_MODULE,
   STANDALONE_CONFIG_VARIABLE,
-  sentryRegistersHooksInThread,
 } from '@/lib/framework-internals.mjs';
 import { locateEsmEntry } from '@/lib/observability/locate-esm-entry';
 
@@ -268,137 +265,6 @@ describe("Sentry's runtime channel injection", () => {
   it('throws, naming the assumption, when the stand-in is called', () => {
     expect(() => registerDiagnosticsChannelInjection()).toThrow(FrameworkShapeError);
     expect(() => registerDiagnosticsChannelInjection()).toThrow(CHANNEL_INJECTION_SWITCH);
-  });
-
-  /**
-   * Registers in a fresh Node process, as the server's SDK does (the package's ES module build,
-   * which the standalone output holds), then loads generic-pool, a CommonJS package Sentry
-   * instruments. Reports the process's threads before and after, and what Sentry recorded.
-   */
-  function registerInFreshProcess(how: 'sentry' | 'commonjs-only'): {
-    threadsAdded: number;
-    injected: unknown;
-  } {
-    const script = `
-      import nodeModule from 'node:module';
-      import { readdirSync } from 'node:fs';
-      import { registerDiagnosticsChannelInjection } from '@sentry/server-runtime-injection';
-      import { registerChannelInjectionForCommonJs } from './lib/framework-internals.mjs';
-      const threads = () => readdirSync('/proc/self/task').length;
-      const before = threads();
-      if (${JSON.stringify(how)} === 'sentry') registerDiagnosticsChannelInjection();
-      else registerChannelInjectionForCommonJs(registerDiagnosticsChannelInjection, nodeModule, process.versions.node);
-      const threadsAdded = threads() - before;
-      nodeModule.createRequire(process.cwd() + '/')('generic-pool');
-      console.log(JSON.stringify({ threadsAdded, injected: globalThis[${JSON.stringify(CHANNEL_INJECTION_MARKER)}]?.runtime }));
-    `;
-    const output = execFileSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8' });
-    return JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as { threadsAdded: number; injected: unknown };
-  }
-
-  it('uses module.register, and so its thread, on the Node versions we take it to', () => {
-    const register = packageSource('@sentry/server-runtime-injection', 'build/esm/register.js');
-    expect(register).toContain('return major > 25 || major === 25 && minor >= 1 || major === 24 && minor >= 13;');
-    expect(['20.20.0', '22.15.0', '24.12.0', '25.0.0'].map(sentryRegistersHooksInThread)).toEqual([
-      false,
-      false,
-      false,
-      false,
-    ]);
-    expect(['24.13.0', '25.1.0', '26.0.0'].map(sentryRegistersHooksInThread)).toEqual([true, true, true]);
-  });
-
-  // Where Sentry registers in the loading thread, no thread is started either way; threads are
-  // counted where Linux lists them.
-  const cannotCountThreads = sentryRegistersHooksInThread(process.versions.node) || !existsSync('/proc/self/task');
-
-  it.skipIf(cannotCountThreads)("starts a module-hook thread on this Node when left to Sentry's registration", () => {
-    expect(registerInFreshProcess('sentry')).toEqual({ threadsAdded: 1, injected: ['generic-pool'] });
-  });
-
-  it.skipIf(cannotCountThreads)(
-    'injects CommonJS packages without that thread when module.register is set aside',
-    () => {
-      expect(registerInFreshProcess('commonjs-only')).toEqual({ threadsAdded: 0, injected: ['generic-pool'] });
-    },
-  );
-
-  describe('checked at start-up', () => {
-    const global = globalThis as Record<string, unknown>;
-    let saved: unknown;
-    beforeEach(() => {
-      saved = global[CHANNEL_INJECTION_MARKER];
-      delete global[CHANNEL_INJECTION_MARKER];
-    });
-    afterEach(() => {
-      global[CHANNEL_INJECTION_MARKER] = saved;
-    });
-
-    /** Stands in for `node:module`, with `register` as given. */
-    const nodeModuleWith = (register: () => void) => ({ register, syncBuiltinESMExports: () => {} });
-    // A Node on which Sentry registers its hook with `module.register`, and one where it does not.
-    const nodeWithThread = '20.20.0';
-    const nodeInThread = '24.13.0';
-    /** Sentry's registration `register`, run with a stand-in `module.register` that does nothing. */
-    const registerOn = (nodeVersion: string, register: () => void) =>
-      registerChannelInjectionForCommonJs(
-        register,
-        nodeModuleWith(() => {}),
-        nodeVersion,
-      );
-
-    it('leaves a registration Sentry has made already as it is', () => {
-      global[CHANNEL_INJECTION_MARKER] = { runtime: ['generic-pool'] };
-      let called = false;
-      registerOn(nodeWithThread, () => {
-        called = true;
-      });
-      expect(called).toBe(false);
-    });
-
-    it('refuses to go on when Sentry recorded no registration', () => {
-      expect(() => registerOn(nodeWithThread, () => {})).toThrow(/left no .*runtime/);
-    });
-
-    it('refuses to go on when Sentry registered without asking module.register, on a Node where it uses it', () => {
-      const register = () => {
-        global[CHANNEL_INJECTION_MARKER] = { runtime: [] };
-      };
-      expect(() => registerOn(nodeWithThread, register)).toThrow(/did not ask module\.register/);
-      delete global[CHANNEL_INJECTION_MARKER];
-      // Where Sentry registers in the loading thread instead, not asking is what it does.
-      expect(() => registerOn(nodeInThread, register)).not.toThrow();
-    });
-
-    it('goes on when Sentry asked module.register, which did nothing, and recorded its registration', () => {
-      let threadStarted = false;
-      const api = nodeModuleWith(() => {
-        threadStarted = true;
-      });
-      const register = () => {
-        api.register();
-        global[CHANNEL_INJECTION_MARKER] = { runtime: [] };
-      };
-      registerChannelInjectionForCommonJs(register, api, nodeWithThread);
-      expect(threadStarted).toBe(false);
-    });
-
-    it('goes on, as Sentry does, when Sentry found no way to register and said so', () => {
-      const register = () => {
-        global[CHANNEL_INJECTION_MARKER] = { runtimeUnavailable: true };
-      };
-      expect(() => registerOn(nodeWithThread, register)).not.toThrow();
-    });
-
-    it("puts module.register back when Sentry's registration throws", () => {
-      const moduleRegister = () => {};
-      const api = nodeModuleWith(moduleRegister);
-      const register = () => {
-        throw new Error('broken');
-      };
-      expect(() => registerChannelInjectionForCommonJs(register, api, nodeWithThread)).toThrow('broken');
-      expect(api.register).toBe(moduleRegister);
-    });
   });
 });
 

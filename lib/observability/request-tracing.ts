@@ -68,9 +68,9 @@ export function isSampledRequest(headers: IncomingHttpHeaders, sampleRate: numbe
   }
   const propagation = continued ?? scope.getPropagationContext();
   const isSampled = propagation.sampleRand < (callerDecision === undefined ? sampleRate : Number(callerDecision));
-  if (!isSampled) {
-    scope.setPropagationContext({ ...propagation, sampled: false });
-  }
+  // The scope holds the decision, and the trace it was made for: OpenTelemetry's root span and the
+  // page's trace meta tags read it there (lib/observability/span-propagation.ts).
+  scope.setPropagationContext({ ...propagation, sampled: isSampled });
   return isSampled;
 }
 

@@ -99,6 +99,11 @@ export function runTraced(work) {
   return context === undefined ? work() : state.requests.run({ ...context, isTraced: true }, work);
 }
 
+/** Whether server.mjs handed this request over, and so decided whether it is traced. */
+export function isRequestDecided() {
+  return state.requests.getStore() !== undefined;
+}
+
 /**
  * Whether Next should trace what it is handling: under server.mjs, which decides for each request,
  * only a sampled request; where nothing decides (a server other than server.mjs), everything, and

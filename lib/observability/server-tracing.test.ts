@@ -1,0 +1,82 @@
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { context, propagation, trace } from '@opentelemetry/api';
+import {
+  type BaseTransportOptions,
+  type Client,
+  createTransport,
+  type Event,
+  parseEnvelope,
+  withIsolationScope,
+} from '@sentry/core';
+import * as Sentry from '@sentry/nextjs';
+import { traceIfSampled } from '@/lib/observability/request-tracing';
+import { startServerTracing } from '@/lib/observability/server-tracing';
+import { runWithClientAddress } from '@/lib/server/seam.mjs';
+
+const transactions: Event[] = [];
+const downstream: IncomingHttpHeaders[] = [];
+const server = createServer((request, response) => {
+  downstream.push(request.headers);
+  response.end('ok');
+});
+let url = '';
+
+beforeAll(async () => {
+  Sentry.init({
+    dsn: 'http://key@127.0.0.1:9/1',
+    defaultIntegrations: false,
+    enableOpenTelemetrySetup: false,
+    enableRuntimeChannelInjection: false,
+    transport: (options: BaseTransportOptions) =>
+      createTransport(options, async (request) => {
+        for (const [header, payload] of parseEnvelope(request.body)[1] as unknown as [{ type: string }, Event][]) {
+          if (header.type === 'transaction') transactions.push(payload);
+        }
+        return {};
+      }),
+  });
+  startServerTracing(Sentry.getClient() as Client, 1);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+});
+afterAll(async () => {
+  server.close();
+  await Sentry.close();
+  trace.disable();
+  context.disable();
+  propagation.disable();
+});
+
+/** A request as server.mjs hands it over, sampled, whose handling opens a root span and fetches. */
+function tracedRequest(headers: IncomingHttpHeaders): Promise<void> {
+  return runWithClientAddress('127.0.0.1', () =>
+    withIsolationScope(() =>
+      traceIfSampled(headers, 1, () => {
+        const tracer = trace.getTracer('next.js');
+        const caller = propagation.extract(context.active(), headers);
+        return context.with(caller, () =>
+          tracer.startActiveSpan('GET /status', async (root) => {
+            await (await fetch(url)).text();
+            root.end();
+          }),
+        );
+      }),
+    ),
+  );
+}
+
+describe('startServerTracing', () => {
+  it("records a sampled request's fetch as its span, and sends Sentry's trace headers downstream", async () => {
+    const traceId = '0123456789abcdef0123456789abcdef';
+    await tracedRequest({ 'sentry-trace': `${traceId}-0123456789abcdef-1` });
+    await Sentry.flush(1_000);
+    const transaction = transactions.find((item) => item.contexts?.trace?.trace_id === traceId);
+    const fetchSpan = transaction?.spans?.find((span) => span.origin === 'auto.http.otel.undici');
+    expect(fetchSpan).toMatchObject({ op: 'http.client', parent_span_id: transaction?.contexts?.trace?.span_id });
+    expect(downstream.at(-1)?.['sentry-trace']).toBe(`${traceId}-${fetchSpan?.span_id}-1`);
+    expect(downstream.at(-1)?.baggage).toContain(`sentry-trace_id=${traceId}`);
+  });
+});

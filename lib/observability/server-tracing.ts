@@ -1,0 +1,74 @@
+import 'server-only';
+import { context, propagation, TraceFlags, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { GenericPoolInstrumentation } from '@opentelemetry/instrumentation-generic-pool';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import {
+  BasicTracerProvider,
+  type IdGenerator,
+  RandomIdGenerator,
+  type Sampler,
+  SamplingDecision,
+} from '@opentelemetry/sdk-trace-base';
+import type { Client } from '@sentry/core';
+import { LocalTraces } from '@/lib/observability/local-traces';
+import { scopeTraceIds, scopeTracePropagator } from '@/lib/observability/span-propagation';
+import { sendAsTransactions } from '@/lib/observability/span-transactions';
+import { isRequestDecided, isRequestTraced } from '@/lib/server/seam.mjs';
+
+const randomIds = new RandomIdGenerator();
+
+/** The request's trace id where server.mjs decided it; a fresh one elsewhere (`next dev`, start-up). */
+const traceIds: IdGenerator = {
+  generateTraceId: () => (isRequestDecided() ? scopeTraceIds.generateTraceId() : randomIds.generateTraceId()),
+  generateSpanId: () => randomIds.generateSpanId(),
+};
+
+/**
+ * A span follows its parent in this process. A request's root follows the decision server.mjs made
+ * as the request arrived (lib/observability/request-tracing.ts): Next opens some of its spans
+ * whatever that decision. Where nothing decided (`next dev`, Next's start-up work), the caller's
+ * flag when there is one, else the rate.
+ */
+function requestSampler(sampleRate: number): Sampler {
+  return {
+    shouldSample(parentContext) {
+      const parent = trace.getSpanContext(parentContext);
+      const isSampled =
+        parent !== undefined && !parent.isRemote
+          ? (parent.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED
+          : isRequestDecided()
+            ? isRequestTraced()
+            : parent !== undefined
+              ? (parent.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED
+              : Math.random() < sampleRate;
+      return { decision: isSampled ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD };
+    },
+    toString: () => `RequestSampler(${sampleRate})`,
+  };
+}
+
+/**
+ * The server's traces: OpenTelemetry's SDK records the spans Next and the registered
+ * instrumentations open, and each request's spans go to Sentry as one transaction
+ * (lib/observability/span-transactions.ts). Sentry's own tracing stays off: its span layer cost a
+ * traced request several times an untraced one (docs/performance.md). Call it after `Sentry.init`.
+ */
+export function startServerTracing(client: Client, sampleRate: number): void {
+  const provider = new BasicTracerProvider({
+    idGenerator: traceIds,
+    sampler: requestSampler(sampleRate),
+    spanProcessors: [new LocalTraces(sendAsTransactions(client))],
+  });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(scopeTracePropagator);
+  trace.setGlobalTracerProvider(provider);
+  // `fetch` (Node's undici: its spans, and Sentry's trace headers on outgoing requests) and the
+  // client libraries the server uses, one instrumentation each: a product adds its database's,
+  // queue's or cache's here.
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [new UndiciInstrumentation(), new GenericPoolInstrumentation()],
+  });
+}

@@ -1,0 +1,108 @@
+import { context, defaultTextMapGetter } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import {
+  type BaseTransportOptions,
+  type Client,
+  createTransport,
+  type Envelope,
+  type Event,
+  parseEnvelope,
+  withIsolationScope,
+} from '@sentry/core';
+import * as Sentry from '@sentry/nextjs';
+import { LocalTraces } from '@/lib/observability/local-traces';
+import { isSampledRequest } from '@/lib/observability/request-tracing';
+import { sharedSentryOptions } from '@/lib/observability/sentry-options';
+import { scopeTracePropagator } from '@/lib/observability/span-propagation';
+import { sendAsTransactions } from '@/lib/observability/span-transactions';
+
+const envelopes: Envelope[] = [];
+let client: Client;
+
+beforeAll(() => {
+  // Errors only, as on the server: the transactions come from OpenTelemetry's spans.
+  const shared = sharedSentryOptions({
+    dsn: 'http://key@127.0.0.1:9/1',
+    environment: 'test',
+    release: 'r1',
+    tracesSampleRate: 0,
+    spotlightUrl: undefined,
+  });
+  Sentry.init({
+    ...shared,
+    defaultIntegrations: false,
+    enableOpenTelemetrySetup: false,
+    enableRuntimeChannelInjection: false,
+    transport: (options: BaseTransportOptions) =>
+      createTransport(options, async (request) => {
+        envelopes.push(parseEnvelope(request.body));
+        return {};
+      }),
+  });
+  client = Sentry.getClient() as Client;
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+});
+afterAll(async () => {
+  await Sentry.close();
+  context.disable();
+});
+beforeEach(() => {
+  envelopes.length = 0;
+});
+
+/** A request's spans as Next opens them, sent through the processor under test. */
+async function traceRequest(name: string, status: number) {
+  const tracer = new BasicTracerProvider({ spanProcessors: [new LocalTraces(sendAsTransactions(client))] }).getTracer(
+    'next.js',
+  );
+  withIsolationScope(() => {
+    isSampledRequest({ 'sentry-trace': '0123456789abcdef0123456789abcdef-0123456789abcdef-1' }, 1);
+    // As Next opens a request's root span: in the context its propagator extracts.
+    const caller = scopeTracePropagator.extract(context.active(), {}, defaultTextMapGetter);
+    context.with(caller, () =>
+      tracer.startActiveSpan(name, { attributes: { 'next.route': name.split(' ')[1] ?? '' } }, (root) => {
+        tracer.startSpan(`render route (app) ${name.split(' ')[1]}`).end();
+        root.setAttribute('http.status_code', status);
+        root.end();
+      }),
+    );
+  });
+  await client.flush(1_000);
+}
+
+const transactions = () =>
+  envelopes
+    .flatMap(([, items]) => items as unknown as [{ type: string }, unknown][])
+    .flatMap(([header, payload]) => (header.type === 'transaction' ? [payload as Event] : []));
+
+describe('sendAsTransactions', () => {
+  it("sends a request's spans as one http.server transaction named as Next names the request", async () => {
+    await traceRequest('GET /status', 200);
+    const [transaction] = transactions();
+    expect(transaction).toMatchObject({
+      type: 'transaction',
+      transaction: 'GET /status',
+      environment: 'test',
+      release: 'r1',
+      contexts: {
+        trace: {
+          op: 'http.server',
+          status: 'ok',
+          trace_id: '0123456789abcdef0123456789abcdef',
+          parent_span_id: '0123456789abcdef',
+        },
+      },
+    });
+    expect(transaction?.spans?.map((span) => [span.description, span.parent_span_id])).toEqual([
+      ['render route (app) /status', transaction?.contexts?.trace?.span_id],
+    ]);
+    // The envelope carries the trace's sampling context, as the SDK's own transactions do.
+    expect(envelopes[0]?.[0].trace).toMatchObject({ trace_id: '0123456789abcdef0123456789abcdef', sampled: 'true' });
+  });
+
+  it('drops a not-found page, through the same beforeSendTransaction as the browser', async () => {
+    await traceRequest('GET /_not-found', 404);
+    expect(transactions()).toEqual([]);
+  });
+});

@@ -1,0 +1,124 @@
+import 'server-only';
+import { type HrTime, SpanStatusCode } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  type Client,
+  createEventEnvelope,
+  getSpanStatusFromHttpCode,
+  isThenable,
+  SPAN_STATUS_OK,
+  type SpanJSON,
+  type SpanOrigin,
+  type TransactionEvent,
+  uuid4,
+} from '@sentry/core';
+import type { LocalTrace } from '@/lib/observability/local-traces';
+import { samplingContextOf } from '@/lib/observability/span-propagation';
+
+const NEXT_TRACER = 'next.js';
+/** Ops and origins of the OpenTelemetry instrumentations the server registers, in Sentry's terms. */
+const INSTRUMENTATIONS: Record<string, { op: string; origin: SpanOrigin }> = {
+  '@opentelemetry/instrumentation-generic-pool': { op: 'db', origin: 'auto.db.otel.generic_pool' },
+  '@opentelemetry/instrumentation-undici': { op: 'http.client', origin: 'auto.http.otel.undici' },
+};
+
+const seconds = ([whole, nanos]: HrTime) => whole + nanos / 1e9;
+
+function httpStatusOf(span: ReadableSpan): number | undefined {
+  const code = span.attributes['http.status_code'] ?? span.attributes['http.response.status_code'];
+  return typeof code === 'number' ? code : undefined;
+}
+
+function statusOf(span: ReadableSpan): string {
+  const code = httpStatusOf(span);
+  if (code !== undefined) {
+    const status = getSpanStatusFromHttpCode(code);
+    return status.code === SPAN_STATUS_OK ? 'ok' : (status.message ?? 'unknown_error');
+  }
+  return span.status.code === SpanStatusCode.ERROR ? 'internal_error' : 'ok';
+}
+
+function kindOf(span: ReadableSpan): { op?: string; origin: SpanOrigin } {
+  const scope = span.instrumentationScope.name;
+  if (scope === NEXT_TRACER) return { op: 'function.nextjs', origin: 'auto.function.otel.nextjs' };
+  return INSTRUMENTATIONS[scope] ?? { origin: 'auto.otel' };
+}
+
+function spanJson(span: ReadableSpan): SpanJSON {
+  const { traceId, spanId } = span.spanContext();
+  const { op, origin } = kindOf(span);
+  return {
+    span_id: spanId,
+    parent_span_id: span.parentSpanContext?.spanId,
+    trace_id: traceId,
+    description: span.name,
+    op,
+    start_timestamp: seconds(span.startTime),
+    timestamp: seconds(span.endTime),
+    status: statusOf(span),
+    data: { ...span.attributes, 'sentry.op': op, 'sentry.origin': origin },
+    origin,
+  };
+}
+
+/**
+ * A request's local trace as the transaction event Sentry's own spans would have made of it: the
+ * root is the server's `http.server` transaction named as Next names the request, its spans under it.
+ */
+export function transactionOf(trace: LocalTrace, client: Client): TransactionEvent {
+  const root = spanJson(trace.root);
+  const origin: SpanOrigin = 'auto.http.otel.nextjs';
+  const status = httpStatusOf(trace.root);
+  const options = client.getOptions();
+  return {
+    type: 'transaction',
+    event_id: uuid4(),
+    platform: 'node',
+    transaction: trace.root.name,
+    transaction_info: { source: 'route' },
+    start_timestamp: root.start_timestamp,
+    timestamp: root.timestamp,
+    contexts: {
+      trace: {
+        trace_id: root.trace_id,
+        span_id: root.span_id,
+        parent_span_id: root.parent_span_id,
+        op: 'http.server',
+        status: root.status,
+        origin,
+        data: {
+          ...root.data,
+          'sentry.op': 'http.server',
+          'sentry.origin': origin,
+          ...(status === undefined ? {} : { 'http.response.status_code': status }),
+        },
+      },
+    },
+    spans: trace.spans.map(spanJson),
+    environment: options.environment,
+    release: options.release,
+    sdkProcessingMetadata: {
+      dynamicSamplingContext: {
+        ...samplingContextOf(client, trace.scope, root.trace_id, true),
+        transaction: trace.root.name,
+      },
+    },
+  };
+}
+
+/**
+ * Sends each local trace as its transaction, through the client (to the DSN and to Spotlight),
+ * after the same `beforeSendTransaction` the SDK's own transactions go through (not-found and
+ * Next's start-up traces dropped). The SDK's event pipeline is not run: it is what made a traced
+ * request cost several times an untraced one (docs/performance.md).
+ */
+export function sendAsTransactions(client: Client): (trace: LocalTrace) => void {
+  return (trace) => {
+    const event = transactionOf(trace, client);
+    const { beforeSendTransaction, tunnel } = client.getOptions();
+    const kept = beforeSendTransaction ? beforeSendTransaction(event, {}) : event;
+    // The app's hook answers at once (lib/observability/sentry-options.ts).
+    if (kept === null || isThenable(kept)) return;
+    void client.sendEnvelope(createEventEnvelope(kept, client.getDsn(), client.getSdkMetadata(), tunnel));
+  };
+}
