@@ -121,7 +121,7 @@ export default withSentryConfig(nextConfig, {
   // The hook only uploads source maps; without a token it would run for nothing.
   useRunAfterProductionCompileHook: canUpload,
   // Build-time injection of tracing channels into server dependencies (databases, queues): a
-  // loader on every server module, for traces only. With tracing on, the SDK injects the same
-  // channels at run time (sentry.server.config.ts).
+  // loader on every server module, for Sentry's own tracing only, which the server does not use
+  // (its spans are OpenTelemetry's, lib/observability/server-tracing.ts).
   buildTimeInstrumentation: false,
 });

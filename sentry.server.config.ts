@@ -1,7 +1,7 @@
 // @sentry/nextjs as ES modules, tree-shaken (next.config.ts).
 import * as Sentry from 'sentry-nextjs-server-esm';
 import { isTracingEnabled } from '@/lib/env';
-import { serverIntegrations } from '@/lib/observability/server-integrations';
+import { errorOnlyIntegrations } from '@/lib/framework-internals.mjs';
 import { serverReportingSettings, serverSentryOptions } from '@/lib/observability/server-options';
 
 const options = serverSentryOptions();
@@ -15,14 +15,17 @@ if (options) {
     enableOpenTelemetrySetup: false,
     enableRuntimeChannelInjection: false,
     integrations: (defaults) => [
-      ...serverIntegrations(defaults, false),
+      // Never the `Http` integration: its work on every incoming request cost a static page much of
+      // its throughput (docs/performance.md). Each request gets its own isolation scope from
+      // server.mjs instead.
+      ...errorOnlyIntegrations(defaults),
       // Errors land on the trace of the span that is active when they happen.
       ...(isTracingEnabled ? [Sentry.openTelemetryIntegration()] : []),
     ],
   });
   const client = Sentry.getClient();
   if (isTracingEnabled && client) {
-    // Loaded only with tracing: a build without it carries no OpenTelemetry SDK.
+    // Loaded only with tracing: a server without it loads no OpenTelemetry SDK.
     const { startServerTracing } = await import('@/lib/observability/server-tracing');
     startServerTracing(client, serverReportingSettings.tracesSampleRate);
   }

@@ -124,8 +124,8 @@ test("without tracing, scope data set in one request never reaches another reque
 test("a server built without tracing reports its errors without loading Sentry's runtime channel injection", async ({
   sink,
 }) => {
-  // NODE_DEBUG=module,esm: Node logs every module it loads, CommonJS or ES. The traced build loads
-  // the package (tracing.spec.ts); this one, errors only, leaves it out of the build.
+  // NODE_DEBUG=module,esm: Node logs every module it loads, CommonJS or ES. No build loads the
+  // package (the traced one: tracing.spec.ts); this one reports errors only.
   app = await startApp(3112, 'no-channels', {
     NEXT_DIST_DIR: '.next-bare',
     SENTRY_DSN,

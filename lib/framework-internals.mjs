@@ -277,18 +277,19 @@ export function readEsmEntry(packageJson, packageName) {
   return entry;
 }
 
-// --- The server SDK's integration lists in a build without tracing (@sentry/node 11.1.0, ----------
+// --- The server SDK's integration lists in the server build (@sentry/node 11.1.0, ----------------
 // `build/esm/sdk/index.js`) ---------------------------------------------------------------------
 // The SDK's default integrations take Express, Fastify, Hapi and Koa from @sentry/server-utils'
 // `getErrorIntegrations`, and every database, queue, cache and AI integration from its
 // `getTracingIntegrations` when spans are on (`getAutoPerformanceIntegrations`, a public export
 // this app never calls, returns the same). Both are decided at run time, so the bundler keeps all
 // of them: some 200 KB of the server's SDK chunk, evaluated at start-up (docs/performance.md), of
-// which the error-only set keeps nothing. In a build without tracing, next.config.ts resolves
+// which the error-only set keeps nothing. The server reports errors only through Sentry (its spans
+// are OpenTelemetry's, lib/observability/server-tracing.ts), so next.config.ts resolves
 // @sentry/server-utils to lib/observability/error-only-server-utils.mjs, which is the package
 // itself (by the second name below) but for these two lists. It also sets Sentry's documented
-// switch for its tracing code to `false`: the SDK then never asks for the tracing list, and spans
-// stay off even when SENTRY_TRACES_SAMPLE_RATE, which the SDK reads at run time, is set.
+// switch for its tracing code to `false`: the SDK then never asks for the tracing list, and its
+// spans stay off even when SENTRY_TRACES_SAMPLE_RATE, which the SDK reads at run time, is set.
 
 export const SERVER_UTILS_MODULE = '@sentry/server-utils';
 /** The package itself, for the module that stands in for it. */
@@ -297,7 +298,7 @@ export const SERVER_UTILS_ESM_MODULE = 'sentry-server-utils-esm';
 export const SENTRY_TRACING_SWITCH = '__SENTRY_TRACING__';
 
 /**
- * Stands in for the framework integrations in a build without tracing: Express, Fastify, Hapi and
+ * Stands in for the framework integrations in the server build: Express, Fastify, Hapi and
  * Koa record spans and capture errors of servers this app does not run, and the error-only set
  * does not keep them.
  * @returns {never[]}
@@ -307,14 +308,14 @@ export function listNoFrameworkIntegrations() {
 }
 
 /**
- * Stands in for the tracing integrations in a build without tracing, where the switch keeps the
- * SDK from asking for them. Called all the same, it throws: the init fails and the server does not
- * start (instrumentation.ts), rather than trace without what tracing needs.
+ * Stands in for the tracing integrations in the server build, where the switch keeps the SDK from
+ * asking for them. Called all the same, it throws: the init fails and the server does not start
+ * (instrumentation.ts), rather than run Sentry's tracing without what it needs.
  * @returns {never}
  */
 export function refuseTracingIntegrations() {
   throw new FrameworkShapeError(
-    `Sentry's tracing integrations were asked for in a build without tracing (${SENTRY_TRACING_SWITCH} false)`,
+    `Sentry's tracing integrations were asked for in a build whose ${SENTRY_TRACING_SWITCH} is false`,
   );
 }
 
@@ -338,9 +339,6 @@ const ERROR_INTEGRATION_NAMES = [
 // Among the defaults only in some builds: the frame rewriting of a build's own output folder, and
 // Spotlight under `next dev`. Kept when present.
 const OPTIONAL_ERROR_INTEGRATION_NAMES = ['DistDirRewriteFrames', 'Spotlight'];
-
-/** The SDK's integration for incoming and outgoing HTTP requests. */
-export const HTTP_INTEGRATION_NAME = 'Http';
 
 /**
  * The error-only subset of the SDK's default integrations. Throws when one that is always there is

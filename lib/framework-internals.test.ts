@@ -16,7 +16,6 @@ import {
   errorOnlyIntegrations,
   FrameworkShapeError,
   gateNextTracing,
-  HTTP_INTEGRATION_NAME,
   isDraftModeRequest,
   isNextStartUpSpan,
   NEXT_START_UP_SPAN_TYPES,
@@ -151,7 +150,6 @@ describe("Sentry's default server integrations", () => {
   it('include every one the error-only set keeps, by the names we keep them by', () => {
     const defaults = getDefaultIntegrations({});
     expect(errorOnlyIntegrations(defaults).length).toBeGreaterThanOrEqual(8);
-    expect(defaults.map((integration) => integration.name)).toContain(HTTP_INTEGRATION_NAME);
     expect(spotlightIntegration().name).toBe('Spotlight');
     const frames = packageSource('@sentry/nextjs', 'build/cjs/server/distDirRewriteFramesIntegration.js');
     expect(frames).toMatch(/name: ["']DistDirRewriteFrames["']/);
@@ -163,7 +161,7 @@ describe("Sentry's default server integrations", () => {
   });
 });
 
-describe("the server SDK's integration lists in a build without tracing", () => {
+describe("the server SDK's integration lists in the server build", () => {
   type Integrations = { getDefaultIntegrations: (options: object) => { name: string }[] };
   type ServerUtils = Record<string, unknown> & {
     getErrorIntegrations: () => { name: string }[];

@@ -3,9 +3,9 @@ import { createPool } from 'generic-pool';
 
 /**
  * A pool of connections as database and queue clients keep them (generic-pool, which several of
- * them use). Sentry instruments it the way it instruments those clients, by injecting tracing
- * channels into the library as it loads (`enableRuntimeChannelInjection`), so a traced request
- * that acquires from it shows the span. The connections are stand-ins: nothing leaves the process.
+ * them use). OpenTelemetry's instrumentation for it wraps the library as it loads, as the ones for
+ * those clients do (lib/observability/server-tracing.ts), so a traced request that acquires from
+ * it shows the span. The connections are stand-ins: nothing leaves the process.
  */
 const pool = createPool(
   {

@@ -15,6 +15,8 @@ export type LocalTrace = {
 
 /** How many local traces may be open at once before the oldest is given up (a span never ended). */
 const MAX_OPEN_TRACES = 2_000;
+/** As many spans as Sentry keeps in one transaction: a long-lived root holds no more. */
+const MAX_SPANS = 1_000;
 
 type OpenTrace = { spans: ReadableSpan[]; scope: Scope; isolationScope: Scope };
 
@@ -26,7 +28,7 @@ function isLocalRoot(span: Pick<ReadableSpan, 'parentSpanContext'>): boolean {
  * Collects each local trace, from its root's start to its root's end, and hands it on whole, as
  * one transaction is. Concurrent requests of one trace (a page's parallel fetches) are separate
  * local traces. A span that ends after its root is dropped, as the SDK drops one that ends after
- * its transaction.
+ * its transaction, and so is any past the thousandth of a trace.
  */
 export class LocalTraces implements SpanProcessor {
   readonly #send: (trace: LocalTrace) => void;
@@ -57,7 +59,7 @@ export class LocalTraces implements SpanProcessor {
     const open = root === undefined ? undefined : this.#open.get(root);
     if (open === undefined) return;
     if (root !== spanId) {
-      open.spans.push(span);
+      if (open.spans.length < MAX_SPANS) open.spans.push(span);
       return;
     }
     this.#open.delete(root);

@@ -2,11 +2,9 @@ import 'server-only';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import {
-  baggageHeaderToDynamicSamplingContext,
   type DynamicSamplingContext,
   getClient,
   getCurrentScope,
-  parseSampleRate,
   propagationContextFromHeaders,
   shouldContinueTrace,
 } from '@sentry/core';
@@ -20,9 +18,10 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
 }
 
 /**
- * With tracing on, Next opens its spans only for requests whose trace is sampled. The SDK decides
- * that when Next opens the request's root span, but by then an unsampled request has already paid
- * for its contexts: so the decision is made once, here, as the SDK will make it, before Next runs.
+ * With tracing on, Next opens its spans only for requests whose trace is sampled. Decided when Next
+ * opens the request's root span, an unsampled request would already have paid for its contexts:
+ * so the decision is made once, as the request arrives, before Next runs (isSampledRequest), and
+ * the server's sampler follows it (lib/observability/server-tracing.ts).
  */
 export function startRequestTracing(): void {
   // OpenTelemetry exports no no-op provider, but a fresh proxy delegates to it.
@@ -36,20 +35,20 @@ function decisionInBaggage(dsc: Partial<DynamicSamplingContext> | undefined): bo
 }
 
 /**
- * Whether the SDK will sample this request's trace, decided as it decides (the trace's random
- * number against the caller's decision, from `sentry-trace` or else its baggage, as a rate of 1 or
- * 0, or else against the rate), from what the request continues or from the fresh trace the
- * isolation scope began. An unsampled request's scope says so, so the page tells the browser not
- * to sample it either, and continues the caller's trace id for its errors.
- * A caller that continues a trace but sent neither a decision nor a valid random number for it
- * leaves the SDK to draw a number of its own, which cannot be known here: such a request is
- * traced, and the SDK decides. A trace the SDK would not continue (another organization's) is not
- * continued. Call it inside the request's isolation scope.
+ * Whether this request's trace is sampled, decided as Sentry's SDKs decide (the trace's random number
+ * against the caller's decision, from `sentry-trace` or else its baggage, as a rate of 1 or 0, or
+ * else against the rate), from what the request continues or from the fresh trace the isolation
+ * scope began. The random number is the caller's when it sent a valid one, else one drawn for the
+ * trace. The scope keeps the decision and the trace it was made for: the server's root span starts
+ * in that trace (lib/observability/server-tracing.ts), and an unsampled request's page tells the
+ * browser not to sample it either. A trace the SDK would not continue (another organization's) is
+ * not continued. Call it inside the request's isolation scope.
  */
 export function isSampledRequest(headers: IncomingHttpHeaders, sampleRate: number): boolean {
   const scope = getCurrentScope();
   const sentryTrace = headerValue(headers, 'sentry-trace');
   const baggage = headerValue(headers, 'baggage');
+  // Draws the trace's random number when the caller sent none (or one that is not a number).
   const incoming = sentryTrace ? propagationContextFromHeaders(sentryTrace, baggage) : undefined;
   const client = getClient();
   const continued =
@@ -57,19 +56,8 @@ export function isSampledRequest(headers: IncomingHttpHeaders, sampleRate: numbe
       ? incoming
       : undefined;
   const callerDecision = continued?.sampled ?? decisionInBaggage(continued?.dsc);
-  // Read from the header again: `propagationContextFromHeaders` wrote the number it drew into the
-  // context it returned. One the SDK cannot parse, it replaces with a draw of its own.
-  if (
-    continued !== undefined &&
-    callerDecision === undefined &&
-    parseSampleRate(baggageHeaderToDynamicSamplingContext(baggage)?.sample_rand) === undefined
-  ) {
-    return true;
-  }
   const propagation = continued ?? scope.getPropagationContext();
   const isSampled = propagation.sampleRand < (callerDecision === undefined ? sampleRate : Number(callerDecision));
-  // The scope holds the decision, and the trace it was made for: OpenTelemetry's root span and the
-  // page's trace meta tags read it there (lib/observability/span-propagation.ts).
   scope.setPropagationContext({ ...propagation, sampled: isSampled });
   return isSampled;
 }

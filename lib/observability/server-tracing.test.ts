@@ -16,6 +16,7 @@ import { startServerTracing } from '@/lib/observability/server-tracing';
 import { runWithClientAddress } from '@/lib/server/seam.mjs';
 
 const transactions: Event[] = [];
+const envelopeHeaders: Record<string, unknown>[] = [];
 const downstream: IncomingHttpHeaders[] = [];
 const server = createServer((request, response) => {
   downstream.push(request.headers);
@@ -26,12 +27,18 @@ let url = '';
 beforeAll(async () => {
   Sentry.init({
     dsn: 'http://key@127.0.0.1:9/1',
+    environment: 'test',
+    release: 'r1',
     defaultIntegrations: false,
+    // As on the server: errors land on the active span's trace.
+    integrations: [Sentry.openTelemetryIntegration()],
     enableOpenTelemetrySetup: false,
     enableRuntimeChannelInjection: false,
     transport: (options: BaseTransportOptions) =>
       createTransport(options, async (request) => {
-        for (const [header, payload] of parseEnvelope(request.body)[1] as unknown as [{ type: string }, Event][]) {
+        const [envelopeHeader, items] = parseEnvelope(request.body);
+        envelopeHeaders.push(envelopeHeader);
+        for (const [header, payload] of items as unknown as [{ type: string }, Event][]) {
           if (header.type === 'transaction') transactions.push(payload);
         }
         return {};
@@ -55,6 +62,7 @@ function tracedRequest(headers: IncomingHttpHeaders): Promise<void> {
   return runWithClientAddress('127.0.0.1', () =>
     withIsolationScope(() =>
       traceIfSampled(headers, 1, () => {
+        Sentry.setTag('request.kind', 'traced');
         const tracer = trace.getTracer('next.js');
         const caller = propagation.extract(context.active(), headers);
         return context.with(caller, () =>
@@ -71,12 +79,30 @@ function tracedRequest(headers: IncomingHttpHeaders): Promise<void> {
 describe('startServerTracing', () => {
   it("records a sampled request's fetch as its span, and sends Sentry's trace headers downstream", async () => {
     const traceId = '0123456789abcdef0123456789abcdef';
-    await tracedRequest({ 'sentry-trace': `${traceId}-0123456789abcdef-1` });
+    const callerBaggage = `sentry-trace_id=${traceId},sentry-public_key=caller,sentry-sampled=true`;
+    await tracedRequest({ 'sentry-trace': `${traceId}-0123456789abcdef-1`, baggage: callerBaggage });
     await Sentry.flush(1_000);
     const transaction = transactions.find((item) => item.contexts?.trace?.trace_id === traceId);
     const fetchSpan = transaction?.spans?.find((span) => span.origin === 'auto.http.otel.undici');
     expect(fetchSpan).toMatchObject({ op: 'http.client', parent_span_id: transaction?.contexts?.trace?.span_id });
     expect(downstream.at(-1)?.['sentry-trace']).toBe(`${traceId}-${fetchSpan?.span_id}-1`);
-    expect(downstream.at(-1)?.baggage).toContain(`sentry-trace_id=${traceId}`);
+    // The trace's sampling context is its head's, passed on as it came.
+    expect(downstream.at(-1)?.baggage).toContain('sentry-public_key=caller');
+    expect(transaction?.tags).toMatchObject({ 'request.kind': 'traced' });
+  });
+
+  it("gives a trace this server began the project, environment, release and rate in its envelope's header", async () => {
+    await tracedRequest({});
+    await Sentry.flush(1_000);
+    const header = envelopeHeaders.find(
+      (item) => (item.trace as { transaction?: string } | undefined)?.transaction === 'GET /status',
+    );
+    expect(header?.trace).toMatchObject({
+      public_key: 'key',
+      environment: 'test',
+      release: 'r1',
+      sample_rate: '1',
+      sampled: 'true',
+    });
   });
 });

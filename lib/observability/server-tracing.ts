@@ -59,10 +59,10 @@ export function startServerTracing(client: Client, sampleRate: number): void {
   const provider = new BasicTracerProvider({
     idGenerator: traceIds,
     sampler: requestSampler(sampleRate),
-    spanProcessors: [new LocalTraces(sendAsTransactions(client))],
+    spanProcessors: [new LocalTraces(sendAsTransactions(client, sampleRate))],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(scopeTracePropagator);
+  propagation.setGlobalPropagator(scopeTracePropagator(sampleRate));
   trace.setGlobalTracerProvider(provider);
   // `fetch` (Node's undici: its spans, and Sentry's trace headers on outgoing requests) and the
   // client libraries the server uses, one instrumentation each: a product adds its database's,

@@ -12,6 +12,7 @@ import { type BaseTransportOptions, createTransport, getCurrentScope, withIsolat
 import * as Sentry from '@sentry/nextjs';
 import { isSampledRequest } from '@/lib/observability/request-tracing';
 import { scopeTraceIds, scopeTracePropagator } from '@/lib/observability/span-propagation';
+import { runWithClientAddress } from '@/lib/server/seam.mjs';
 
 const callerTraceId = '0123456789abcdef0123456789abcdef';
 const callerSpanId = 'fedcba9876543210';
@@ -34,17 +35,22 @@ afterAll(async () => {
   context.disable();
 });
 
+/** Runs `work` in a request context and an isolation scope of its own, as server.mjs runs a request. */
+function asServerMjsHandsItOver<T>(work: () => T): T {
+  return runWithClientAddress('127.0.0.1', () => withIsolationScope(work));
+}
+
 function injected(activeContext = context.active()): Record<string, string> {
   const carrier: Record<string, string> = {};
-  scopeTracePropagator.inject(activeContext, carrier, defaultTextMapSetter);
+  scopeTracePropagator(0.1).inject(activeContext, carrier, defaultTextMapSetter);
   return carrier;
 }
 
 describe('scopeTracePropagator', () => {
   it("continues the caller's span that the request's scope continues, with the caller's decision", () =>
-    withIsolationScope(() => {
+    asServerMjsHandsItOver(() => {
       isSampledRequest({ 'sentry-trace': `${callerTraceId}-${callerSpanId}-1` }, 0.1);
-      const parent = trace.getSpanContext(scopeTracePropagator.extract(ROOT_CONTEXT, {}, defaultTextMapGetter));
+      const parent = trace.getSpanContext(scopeTracePropagator(0.1).extract(ROOT_CONTEXT, {}, defaultTextMapGetter));
       expect(parent).toEqual({
         traceId: callerTraceId,
         spanId: callerSpanId,
@@ -54,19 +60,35 @@ describe('scopeTracePropagator', () => {
     }));
 
   it('reads the decision from the scope, not from headers a second time', () =>
-    withIsolationScope(() => {
+    asServerMjsHandsItOver(() => {
+      // A trace the SDK would not continue is not continued here either (isSampledRequest).
       const carrier = { 'sentry-trace': `${callerTraceId}-${callerSpanId}-1` };
-      expect(trace.getSpanContext(scopeTracePropagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter))).toBe(
+      expect(trace.getSpanContext(scopeTracePropagator(0.1).extract(ROOT_CONTEXT, carrier, defaultTextMapGetter))).toBe(
         undefined,
       );
     }));
 
+  it("continues the caller's header where nothing decided, as under next dev", () =>
+    withIsolationScope(() => {
+      const carrier = { 'sentry-trace': `${callerTraceId}-${callerSpanId}-0` };
+      expect(
+        trace.getSpanContext(scopeTracePropagator(0.1).extract(ROOT_CONTEXT, carrier, defaultTextMapGetter)),
+      ).toEqual({
+        traceId: callerTraceId,
+        spanId: callerSpanId,
+        traceFlags: TraceFlags.NONE,
+        isRemote: true,
+      });
+    }));
+
   it("tells the browser not to sample an unsampled request's page, in the caller's trace", () =>
     withIsolationScope(() => {
-      isSampledRequest({ 'sentry-trace': `${callerTraceId}-${callerSpanId}-0` }, 1);
+      const callerBaggage = `sentry-trace_id=${callerTraceId},sentry-public_key=caller,sentry-sampled=false`;
+      isSampledRequest({ 'sentry-trace': `${callerTraceId}-${callerSpanId}-0`, baggage: callerBaggage }, 1);
       const headers = injected();
       expect(headers['sentry-trace']).toMatch(new RegExp(`^${callerTraceId}-[0-9a-f]{16}-0$`));
-      expect(headers.baggage).toContain(`sentry-trace_id=${callerTraceId}`);
+      // The head's sampling context, passed on as it came.
+      expect(headers.baggage).toContain('sentry-public_key=caller');
       expect(headers.baggage).toContain('sentry-sampled=false');
     }));
 

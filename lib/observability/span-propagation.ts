@@ -1,77 +1,101 @@
 import 'server-only';
-import { type Context, isSpanContextValid, type TextMapPropagator, TraceFlags, trace } from '@opentelemetry/api';
+import { isSpanContextValid, type TextMapPropagator, TraceFlags, trace } from '@opentelemetry/api';
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
 import {
   type Client,
   type DynamicSamplingContext,
   dynamicSamplingContextToSentryBaggageHeader,
+  extractTraceparentData,
   generateSpanId,
   getClient,
   getCurrentScope,
-  getDynamicSamplingContextFromScope,
+  getDynamicSamplingContextFromClient,
   type Scope,
 } from '@sentry/core';
+import { isRequestDecided } from '@/lib/server/seam.mjs';
 
 const SENTRY_TRACE = 'sentry-trace';
 const BAGGAGE = 'baggage';
 
+/** The caller's trace, span and decision, from its `sentry-trace` header. */
+function callerOf(header: string | string[] | undefined): {
+  traceId?: string;
+  parentSpanId?: string;
+  sampled?: boolean;
+} {
+  const data = extractTraceparentData(Array.isArray(header) ? header[0] : header);
+  return { traceId: data?.traceId, parentSpanId: data?.parentSpanId, sampled: data?.parentSampled };
+}
+
 /**
  * Sentry's trace headers for the OpenTelemetry spans the server records. The request's trace was
  * decided in its Sentry scope as it arrived (lib/observability/request-tracing.ts: the caller's
- * trace it continues, or a fresh one, sampled or not), so both directions read the scope, never
- * the headers a second time:
+ * trace it continues, or a fresh one, sampled or not), so both directions read the scope, not
+ * the headers a second time (only where nothing decided, under `next dev`, the caller's header):
  * - in, Next's root span continues the caller's span when the scope continues one;
  * - out (Next's trace meta tags, outgoing requests), the active span when there is one, else, for
  *   a request not sampled, the scope: its page tells the browser not to sample it either.
  */
-export const scopeTracePropagator: TextMapPropagator = {
-  fields: () => [SENTRY_TRACE, BAGGAGE],
+export function scopeTracePropagator(sampleRate: number): TextMapPropagator {
+  return {
+    fields: () => [SENTRY_TRACE, BAGGAGE],
 
-  extract(context: Context): Context {
-    const { traceId, parentSpanId, sampled } = getCurrentScope().getPropagationContext();
-    if (parentSpanId === undefined) return context;
-    return trace.setSpanContext(context, {
-      traceId,
-      spanId: parentSpanId,
-      traceFlags: sampled === false ? TraceFlags.NONE : TraceFlags.SAMPLED,
-      isRemote: true,
-    });
-  },
+    extract(context, carrier, getter) {
+      // Where server.mjs did not decide (`next dev`), the caller's header is read here instead.
+      const { traceId, parentSpanId, sampled } = isRequestDecided()
+        ? getCurrentScope().getPropagationContext()
+        : callerOf(getter.get(carrier, SENTRY_TRACE));
+      if (traceId === undefined || parentSpanId === undefined) return context;
+      return trace.setSpanContext(context, {
+        traceId,
+        spanId: parentSpanId,
+        traceFlags: sampled === false ? TraceFlags.NONE : TraceFlags.SAMPLED,
+        isRemote: true,
+      });
+    },
 
-  inject(context, carrier, setter) {
-    const client = getClient();
-    if (client === undefined) return;
-    const scope = getCurrentScope();
-    const propagation = scope.getPropagationContext();
-    const spanContext = trace.getSpan(context)?.spanContext();
-    const active = spanContext !== undefined && isSpanContextValid(spanContext) ? spanContext : undefined;
-    const traceId = active?.traceId ?? propagation.traceId;
-    const spanId = active?.spanId ?? propagation.propagationSpanId ?? generateSpanId();
-    const sampled = active ? (active.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED : propagation.sampled;
-    setter.set(carrier, SENTRY_TRACE, `${traceId}-${spanId}${sampled === undefined ? '' : sampled ? '-1' : '-0'}`);
-    const baggage = dynamicSamplingContextToSentryBaggageHeader(samplingContextOf(client, scope, traceId, sampled));
-    if (baggage) setter.set(carrier, BAGGAGE, baggage);
-  },
-};
+    inject(context, carrier, setter) {
+      const client = getClient();
+      if (client === undefined) return;
+      const scope = getCurrentScope();
+      const propagation = scope.getPropagationContext();
+      const spanContext = trace.getSpan(context)?.spanContext();
+      const active = spanContext !== undefined && isSpanContextValid(spanContext) ? spanContext : undefined;
+      const traceId = active?.traceId ?? propagation.traceId;
+      const spanId = active?.spanId ?? propagation.propagationSpanId ?? generateSpanId();
+      const sampled = active ? (active.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED : propagation.sampled;
+      setter.set(carrier, SENTRY_TRACE, `${traceId}-${spanId}${sampled === undefined ? '' : sampled ? '-1' : '-0'}`);
+      const baggage = dynamicSamplingContextToSentryBaggageHeader(
+        samplingContextOf(client, scope, traceId, sampled, sampleRate),
+      );
+      if (baggage) setter.set(carrier, BAGGAGE, baggage);
+    },
+  };
+}
 
 /**
- * The sampling context of a trace in `scope`: the caller's, frozen, when it continues one; else
- * this server's as the trace's head, with the random number that decided it (which the scope leaves
- * out with Sentry's tracing off), so the services after it sample as it did.
+ * The sampling context of the trace in `scope`, as Sentry's SDKs write it: the caller's, frozen, when
+ * the trace continues one that came with it; else this server's as the trace's head (project,
+ * environment, release, the rate and the random number that decided, and `head`'s extra fields).
+ * Built here rather than asked of the SDK: with `openTelemetryIntegration()` and a span active,
+ * the SDK's scope gives none.
  */
 export function samplingContextOf(
   client: Client,
   scope: Scope,
   traceId: string,
   sampled: boolean | undefined,
+  sampleRate: number,
+  head: Partial<DynamicSamplingContext> = {},
 ): Partial<DynamicSamplingContext> {
   const propagation = scope.getPropagationContext();
-  const isHead = propagation.parentSpanId === undefined;
+  if (propagation.dsc !== undefined) return propagation.dsc;
   return {
-    ...(isHead ? { sample_rand: propagation.sampleRand.toString() } : {}),
-    ...getDynamicSamplingContextFromScope(client, scope),
-    trace_id: traceId,
+    ...getDynamicSamplingContextFromClient(traceId, client),
+    sample_rate: String(sampleRate),
+    sample_rand: String(propagation.sampleRand),
     ...(sampled === undefined ? {} : { sampled: String(sampled) }),
+    ...head,
   };
 }
 

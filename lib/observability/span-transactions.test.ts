@@ -16,6 +16,7 @@ import { isSampledRequest } from '@/lib/observability/request-tracing';
 import { sharedSentryOptions } from '@/lib/observability/sentry-options';
 import { scopeTracePropagator } from '@/lib/observability/span-propagation';
 import { sendAsTransactions } from '@/lib/observability/span-transactions';
+import { runWithClientAddress } from '@/lib/server/seam.mjs';
 
 const envelopes: Envelope[] = [];
 let client: Client;
@@ -53,21 +54,30 @@ beforeEach(() => {
 
 /** A request's spans as Next opens them, sent through the processor under test. */
 async function traceRequest(name: string, status: number) {
-  const tracer = new BasicTracerProvider({ spanProcessors: [new LocalTraces(sendAsTransactions(client))] }).getTracer(
-    'next.js',
+  const tracer = new BasicTracerProvider({
+    spanProcessors: [new LocalTraces(sendAsTransactions(client, 1))],
+  }).getTracer('next.js');
+  // As server.mjs hands a request over: in a request context, in an isolation scope of its own.
+  runWithClientAddress('127.0.0.1', () =>
+    withIsolationScope(() => {
+      isSampledRequest(
+        {
+          'sentry-trace': '0123456789abcdef0123456789abcdef-0123456789abcdef-1',
+          baggage: 'sentry-trace_id=0123456789abcdef0123456789abcdef,sentry-public_key=caller,sentry-sampled=true',
+        },
+        1,
+      );
+      // As Next opens a request's root span: in the context its propagator extracts.
+      const caller = scopeTracePropagator(0.1).extract(context.active(), {}, defaultTextMapGetter);
+      context.with(caller, () =>
+        tracer.startActiveSpan(name, { attributes: { 'next.route': name.split(' ')[1] ?? '' } }, (root) => {
+          tracer.startSpan(`render route (app) ${name.split(' ')[1]}`).end();
+          root.setAttribute('http.status_code', status);
+          root.end();
+        }),
+      );
+    }),
   );
-  withIsolationScope(() => {
-    isSampledRequest({ 'sentry-trace': '0123456789abcdef0123456789abcdef-0123456789abcdef-1' }, 1);
-    // As Next opens a request's root span: in the context its propagator extracts.
-    const caller = scopeTracePropagator.extract(context.active(), {}, defaultTextMapGetter);
-    context.with(caller, () =>
-      tracer.startActiveSpan(name, { attributes: { 'next.route': name.split(' ')[1] ?? '' } }, (root) => {
-        tracer.startSpan(`render route (app) ${name.split(' ')[1]}`).end();
-        root.setAttribute('http.status_code', status);
-        root.end();
-      }),
-    );
-  });
   await client.flush(1_000);
 }
 
@@ -97,8 +107,12 @@ describe('sendAsTransactions', () => {
     expect(transaction?.spans?.map((span) => [span.description, span.parent_span_id])).toEqual([
       ['render route (app) /status', transaction?.contexts?.trace?.span_id],
     ]);
-    // The envelope carries the trace's sampling context, as the SDK's own transactions do.
-    expect(envelopes[0]?.[0].trace).toMatchObject({ trace_id: '0123456789abcdef0123456789abcdef', sampled: 'true' });
+    // The envelope carries the trace's sampling context, its head's, as the SDK's own transactions do.
+    expect(envelopes[0]?.[0].trace).toMatchObject({
+      trace_id: '0123456789abcdef0123456789abcdef',
+      public_key: 'caller',
+      sampled: 'true',
+    });
   });
 
   it('drops a not-found page, through the same beforeSendTransaction as the browser', async () => {

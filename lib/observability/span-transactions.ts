@@ -2,10 +2,14 @@ import 'server-only';
 import { type HrTime, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import {
+  applyScopeDataToEvent,
   type Client,
+  captureException,
   createEventEnvelope,
+  getGlobalScope,
   getSpanStatusFromHttpCode,
   isThenable,
+  mergeScopeData,
   SPAN_STATUS_OK,
   type SpanJSON,
   type SpanOrigin,
@@ -62,20 +66,23 @@ function spanJson(span: ReadableSpan): SpanJSON {
 }
 
 /**
- * A request's local trace as the transaction event Sentry's own spans would have made of it: the
- * root is the server's `http.server` transaction named as Next names the request, its spans under it.
+ * A local trace as the transaction event Sentry's own spans would have made of it, with the data
+ * of the scopes its root started in (tags, user, contexts). A request's root is the server's
+ * `http.server` transaction, named as Next names the request; any other root keeps its own kind.
  */
-export function transactionOf(trace: LocalTrace, client: Client): TransactionEvent {
+export function transactionOf(trace: LocalTrace, client: Client, sampleRate: number): TransactionEvent {
   const root = spanJson(trace.root);
-  const origin: SpanOrigin = 'auto.http.otel.nextjs';
+  const isRequest = trace.root.instrumentationScope.name === NEXT_TRACER;
+  const op = isRequest ? 'http.server' : root.op;
+  const origin: SpanOrigin = isRequest ? 'auto.http.otel.nextjs' : (root.origin ?? 'auto.otel');
   const status = httpStatusOf(trace.root);
   const options = client.getOptions();
-  return {
+  const event: TransactionEvent = {
     type: 'transaction',
     event_id: uuid4(),
     platform: 'node',
     transaction: trace.root.name,
-    transaction_info: { source: 'route' },
+    transaction_info: { source: isRequest ? 'route' : 'custom' },
     start_timestamp: root.start_timestamp,
     timestamp: root.timestamp,
     contexts: {
@@ -83,13 +90,14 @@ export function transactionOf(trace: LocalTrace, client: Client): TransactionEve
         trace_id: root.trace_id,
         span_id: root.span_id,
         parent_span_id: root.parent_span_id,
-        op: 'http.server',
+        op,
         status: root.status,
         origin,
         data: {
           ...root.data,
-          'sentry.op': 'http.server',
+          'sentry.op': op,
           'sentry.origin': origin,
+          'sentry.sample_rate': sampleRate,
           ...(status === undefined ? {} : { 'http.response.status_code': status }),
         },
       },
@@ -98,27 +106,39 @@ export function transactionOf(trace: LocalTrace, client: Client): TransactionEve
     environment: options.environment,
     release: options.release,
     sdkProcessingMetadata: {
-      dynamicSamplingContext: {
-        ...samplingContextOf(client, trace.scope, root.trace_id, true),
+      dynamicSamplingContext: samplingContextOf(client, trace.scope, root.trace_id, true, sampleRate, {
         transaction: trace.root.name,
-      },
+      }),
     },
   };
+  const data = getGlobalScope().getScopeData();
+  mergeScopeData(data, trace.isolationScope.getScopeData());
+  mergeScopeData(data, trace.scope.getScopeData());
+  applyScopeDataToEvent(event, data);
+  return event;
 }
 
 /**
  * Sends each local trace as its transaction, through the client (to the DSN and to Spotlight),
  * after the same `beforeSendTransaction` the SDK's own transactions go through (not-found and
  * Next's start-up traces dropped). The SDK's event pipeline is not run: it is what made a traced
- * request cost several times an untraced one (docs/performance.md).
+ * request cost several times an untraced one (docs/performance.md). Runs as the root span ends,
+ * inside the request's handling: nothing it does may throw there.
  */
-export function sendAsTransactions(client: Client): (trace: LocalTrace) => void {
+export function sendAsTransactions(client: Client, sampleRate: number): (trace: LocalTrace) => void {
   return (trace) => {
-    const event = transactionOf(trace, client);
-    const { beforeSendTransaction, tunnel } = client.getOptions();
-    const kept = beforeSendTransaction ? beforeSendTransaction(event, {}) : event;
-    // The app's hook answers at once (lib/observability/sentry-options.ts).
-    if (kept === null || isThenable(kept)) return;
-    void client.sendEnvelope(createEventEnvelope(kept, client.getDsn(), client.getSdkMetadata(), tunnel));
+    try {
+      const event = transactionOf(trace, client, sampleRate);
+      const { beforeSendTransaction, tunnel } = client.getOptions();
+      const kept = beforeSendTransaction ? beforeSendTransaction(event, {}) : event;
+      // The app's hook answers at once (lib/observability/sentry-options.ts).
+      if (kept === null || isThenable(kept)) {
+        client.recordDroppedEvent('before_send', 'transaction');
+        return;
+      }
+      void client.sendEnvelope(createEventEnvelope(kept, client.getDsn(), client.getSdkMetadata(), tunnel));
+    } catch (error) {
+      captureException(error);
+    }
   };
 }

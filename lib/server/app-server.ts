@@ -25,7 +25,8 @@ export function startAppServer(): void {
   const policyFor = isProduction ? startContentSecurityPolicy(env.NEXT_DIST_DIR) : undefined;
   const tunnel = startTunnel();
   // Under `npm start` each request's trace is decided as it arrives (lib/observability/request-tracing.ts);
-  // `next dev`, and any request server.mjs does not hand over, are traced as the SDK does by itself.
+  // `next dev`, and any request server.mjs does not hand over, are decided by the server's sampler
+  // (lib/observability/server-tracing.ts).
   const sampleRate = serverReportingSettings.tracesSampleRate;
   const isDecidingPerRequest = isProduction && getClient() !== undefined && sampleRate > 0;
   if (isDecidingPerRequest) startRequestTracing();
