@@ -18,7 +18,7 @@ const MAX_OPEN_TRACES = 2_000;
 /** As many spans as Sentry keeps in one transaction: a long-lived root holds no more. */
 const MAX_SPANS = 1_000;
 
-type OpenTrace = { spans: ReadableSpan[]; scope: Scope; isolationScope: Scope };
+type OpenTrace = Omit<LocalTrace, 'root'>;
 
 function isLocalRoot(span: Pick<ReadableSpan, 'parentSpanContext'>): boolean {
   return span.parentSpanContext === undefined || span.parentSpanContext.isRemote === true;
@@ -63,7 +63,7 @@ export class LocalTraces implements SpanProcessor {
       return;
     }
     this.#open.delete(root);
-    this.#send({ root: span, spans: open.spans, scope: open.scope, isolationScope: open.isolationScope });
+    this.#send({ root: span, ...open });
   }
 
   async forceFlush(): Promise<void> {}

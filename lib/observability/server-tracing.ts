@@ -1,29 +1,15 @@
 import 'server-only';
-import { context, propagation, TraceFlags, trace } from '@opentelemetry/api';
+import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { GenericPoolInstrumentation } from '@opentelemetry/instrumentation-generic-pool';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import {
-  BasicTracerProvider,
-  type IdGenerator,
-  RandomIdGenerator,
-  type Sampler,
-  SamplingDecision,
-} from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, type Sampler, SamplingDecision } from '@opentelemetry/sdk-trace-base';
 import type { Client } from '@sentry/core';
 import { LocalTraces } from '@/lib/observability/local-traces';
-import { scopeTraceIds, scopeTracePropagator } from '@/lib/observability/span-propagation';
+import { isSampledContext, requestTraceIds, scopeTracePropagator } from '@/lib/observability/span-propagation';
 import { sendAsTransactions } from '@/lib/observability/span-transactions';
 import { isRequestDecided, isRequestTraced } from '@/lib/server/seam.mjs';
-
-const randomIds = new RandomIdGenerator();
-
-/** The request's trace id where server.mjs decided it; a fresh one elsewhere (`next dev`, start-up). */
-const traceIds: IdGenerator = {
-  generateTraceId: () => (isRequestDecided() ? scopeTraceIds.generateTraceId() : randomIds.generateTraceId()),
-  generateSpanId: () => randomIds.generateSpanId(),
-};
 
 /**
  * A span follows its parent in this process. A request's root follows the decision server.mjs made
@@ -35,14 +21,11 @@ function requestSampler(sampleRate: number): Sampler {
   return {
     shouldSample(parentContext) {
       const parent = trace.getSpanContext(parentContext);
-      const isSampled =
-        parent !== undefined && !parent.isRemote
-          ? (parent.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED
-          : isRequestDecided()
-            ? isRequestTraced()
-            : parent !== undefined
-              ? (parent.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED
-              : Math.random() < sampleRate;
+      let isSampled: boolean;
+      if (parent !== undefined && !parent.isRemote) isSampled = isSampledContext(parent);
+      else if (isRequestDecided()) isSampled = isRequestTraced();
+      else if (parent !== undefined) isSampled = isSampledContext(parent);
+      else isSampled = Math.random() < sampleRate;
       return { decision: isSampled ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD };
     },
     toString: () => `RequestSampler(${sampleRate})`,
@@ -57,7 +40,7 @@ function requestSampler(sampleRate: number): Sampler {
  */
 export function startServerTracing(client: Client, sampleRate: number): void {
   const provider = new BasicTracerProvider({
-    idGenerator: traceIds,
+    idGenerator: requestTraceIds,
     sampler: requestSampler(sampleRate),
     spanProcessors: [new LocalTraces(sendAsTransactions(client, sampleRate))],
   });

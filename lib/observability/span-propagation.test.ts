@@ -11,7 +11,7 @@ import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { type BaseTransportOptions, createTransport, getCurrentScope, withIsolationScope } from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
 import { isSampledRequest } from '@/lib/observability/request-tracing';
-import { scopeTraceIds, scopeTracePropagator } from '@/lib/observability/span-propagation';
+import { requestTraceIds, scopeTracePropagator } from '@/lib/observability/span-propagation';
 import { runWithClientAddress } from '@/lib/server/seam.mjs';
 
 const callerTraceId = '0123456789abcdef0123456789abcdef';
@@ -104,9 +104,9 @@ describe('scopeTracePropagator', () => {
     }));
 
   it("names the active span, sampled, for a sampled request's page", () =>
-    withIsolationScope(() => {
+    asServerMjsHandsItOver(() => {
       isSampledRequest({}, 1);
-      const tracer = new BasicTracerProvider({ idGenerator: scopeTraceIds }).getTracer('test');
+      const tracer = new BasicTracerProvider({ idGenerator: requestTraceIds }).getTracer('test');
       const span = tracer.startSpan('GET /status');
       const { traceId, spanId } = span.spanContext();
       const headers = injected(trace.setSpan(ROOT_CONTEXT, span));
@@ -117,10 +117,10 @@ describe('scopeTracePropagator', () => {
     }));
 });
 
-describe('scopeTraceIds', () => {
+describe('requestTraceIds', () => {
   it("starts a root span in the trace of the request's scope, whose random number decided it", () =>
-    withIsolationScope(() => {
-      const tracer = new BasicTracerProvider({ idGenerator: scopeTraceIds }).getTracer('test');
+    asServerMjsHandsItOver(() => {
+      const tracer = new BasicTracerProvider({ idGenerator: requestTraceIds }).getTracer('test');
       const span = tracer.startSpan('GET /');
       expect(span.spanContext().traceId).toBe(getCurrentScope().getPropagationContext().traceId);
       span.end();

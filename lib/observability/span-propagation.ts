@@ -1,6 +1,6 @@
 import 'server-only';
-import { isSpanContextValid, type TextMapPropagator, TraceFlags, trace } from '@opentelemetry/api';
-import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
+import { isSpanContextValid, type SpanContext, type TextMapPropagator, TraceFlags, trace } from '@opentelemetry/api';
+import { type IdGenerator, RandomIdGenerator } from '@opentelemetry/sdk-trace-base';
 import {
   type Client,
   type DynamicSamplingContext,
@@ -63,7 +63,7 @@ export function scopeTracePropagator(sampleRate: number): TextMapPropagator {
       const active = spanContext !== undefined && isSpanContextValid(spanContext) ? spanContext : undefined;
       const traceId = active?.traceId ?? propagation.traceId;
       const spanId = active?.spanId ?? propagation.propagationSpanId ?? generateSpanId();
-      const sampled = active ? (active.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED : propagation.sampled;
+      const sampled = active ? isSampledContext(active) : propagation.sampled;
       setter.set(carrier, SENTRY_TRACE, `${traceId}-${spanId}${sampled === undefined ? '' : sampled ? '-1' : '-0'}`);
       const baggage = dynamicSamplingContextToSentryBaggageHeader(
         samplingContextOf(client, scope, traceId, sampled, sampleRate),
@@ -99,11 +99,20 @@ export function samplingContextOf(
   };
 }
 
+const randomIds = new RandomIdGenerator();
+
 /**
- * A root span starts in the trace of the scope it starts in: the request's, whose random number
- * decided its sampling, so the trace the browser continues is the one that was decided.
+ * A root span of a request server.mjs decided starts in the trace of the request's scope, whose
+ * random number decided its sampling, so the trace the browser continues is the one that was
+ * decided. Elsewhere (`next dev`, Next's start-up work), a fresh trace.
  */
-export const scopeTraceIds: IdGenerator = {
-  generateTraceId: () => getCurrentScope().getPropagationContext().traceId,
-  generateSpanId,
+export const requestTraceIds: IdGenerator = {
+  generateTraceId: () =>
+    isRequestDecided() ? getCurrentScope().getPropagationContext().traceId : randomIds.generateTraceId(),
+  generateSpanId: () => randomIds.generateSpanId(),
 };
+
+/** Whether a span context carries the sampled flag. */
+export function isSampledContext(spanContext: SpanContext): boolean {
+  return (spanContext.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED;
+}
