@@ -1,5 +1,5 @@
 import 'server-only';
-import { type HrTime, SpanStatusCode } from '@opentelemetry/api';
+import { SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import {
   applyScopeDataToEvent,
@@ -13,6 +13,7 @@ import {
   SPAN_STATUS_OK,
   type SpanJSON,
   type SpanOrigin,
+  spanTimeInputToSeconds,
   type TransactionEvent,
   uuid4,
 } from '@sentry/core';
@@ -25,8 +26,6 @@ const INSTRUMENTATIONS: Record<string, { op: string; origin: SpanOrigin }> = {
   '@opentelemetry/instrumentation-generic-pool': { op: 'db', origin: 'auto.db.otel.generic_pool' },
   '@opentelemetry/instrumentation-undici': { op: 'http.client', origin: 'auto.http.otel.undici' },
 };
-
-const seconds = ([whole, nanos]: HrTime) => whole + nanos / 1e9;
 
 function httpStatusOf(span: ReadableSpan): number | undefined {
   const code = span.attributes['http.status_code'] ?? span.attributes['http.response.status_code'];
@@ -57,8 +56,8 @@ function spanJson(span: ReadableSpan): SpanJSON {
     trace_id: traceId,
     description: span.name,
     op,
-    start_timestamp: seconds(span.startTime),
-    timestamp: seconds(span.endTime),
+    start_timestamp: spanTimeInputToSeconds(span.startTime),
+    timestamp: spanTimeInputToSeconds(span.endTime),
     status: statusOf(span),
     data: { ...span.attributes, 'sentry.op': op, 'sentry.origin': origin },
     origin,
