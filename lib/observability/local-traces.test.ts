@@ -69,4 +69,28 @@ describe('LocalTraces', () => {
       expect(sent[0]?.isolationScope).toBe(isolationScope);
       expect(sent[0]?.scope).toBe(getCurrentScope());
     }));
+
+  it('gives up the oldest open request once more spans are open than it holds, and reports it', () => {
+    let givenUp = 0;
+    const bounded = new BasicTracerProvider({
+      spanProcessors: [
+        new LocalTraces(
+          (local) => sent.push(local),
+          () => givenUp++,
+          3,
+        ),
+      ],
+    }).getTracer('bounded');
+    const stuck = bounded.startSpan('GET /stuck');
+    const root = bounded.startSpan('GET /status');
+    const render = bounded.startSpan('render', {}, trace.setSpan(ROOT_CONTEXT, root));
+    expect(givenUp).toBe(0);
+    const next = bounded.startSpan('GET /about');
+    expect(givenUp).toBe(1);
+    for (const span of [render, root, next, stuck]) span.end();
+    expect(shape()).toEqual([
+      ['GET /status', ['render']],
+      ['GET /about', []],
+    ]);
+  });
 });
