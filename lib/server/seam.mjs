@@ -107,7 +107,7 @@ export function isRequestDecided() {
 /**
  * Whether Next should trace what it is handling: under server.mjs, which decides for each request,
  * only a sampled request; where nothing decides (a server other than server.mjs), everything, and
- * the SDK decides as usual.
+ * the server's sampler decides (lib/observability/server-tracing.ts).
  */
 export function isRequestTraced() {
   const context = state.requests.getStore();
