@@ -143,7 +143,7 @@ test("a traced request that uses an instrumented client library shows the librar
     'transaction',
     (item) => item.transaction === 'GET /api/sentry-example-pool',
   );
-  // Recorded by OpenTelemetry's generic-pool instrumentation (lib/observability/server-tracing.ts).
+  // Recorded by OpenTelemetry's generic-pool instrumentation (lib/observability/traced-packages.ts).
   const poolSpan = (transaction.spans ?? []).find((span) => span.description === 'generic-pool.acquire');
   expect(poolSpan?.origin).toBe('auto.db.otel.generic_pool');
   expect(spanIdsOf(transaction)).toContain(poolSpan?.parent_span_id);

@@ -1,6 +1,7 @@
 // @ts-check
-// Every private shape of Next.js and the Sentry SDK this app relies on, and nothing else: files
-// under next/dist, build-output fields, undocumented headers and cookies, SDK integration names.
+// Every private shape of Next.js, the Sentry SDK and OpenTelemetry's instrumentation package this
+// app relies on, and nothing else: files under next/dist, build-output fields, undocumented headers
+// and cookies, SDK integration names, OpenTelemetry's require hook.
 // Each says which version it was read from. lib/framework-internals.test.ts checks each against the
 // installed packages (an upgrade that changes one goes red in CI), and the readers below throw a
 // FrameworkShapeError naming the assumption rather than guess, so the server refuses to start
@@ -355,4 +356,36 @@ export function errorOnlyIntegrations(defaults) {
   }
   const wanted = new Set([...ERROR_INTEGRATION_NAMES, ...OPTIONAL_ERROR_INTEGRATION_NAMES]);
   return defaults.filter((integration) => wanted.has(integration.name));
+}
+
+// --- OpenTelemetry's require hook (@opentelemetry/instrumentation 0.223.0, ------------------------
+// `platform/node/instrumentation.js` and `RequireInTheMiddleSingleton.js`)
+// Constructing any Node instrumentation of the package, one that listens on diagnostics channels
+// included, creates its one require-in-the-middle hook, which replaces `Module.prototype.require`
+// and `process.getBuiltinModule` for the life of the process. The hook resolves the file of every
+// later `require`, a cached one included, and Next requires its manifests and the page's module on
+// every request (docs/performance.md). The server patches the packages it traces itself, at
+// start-up (lib/observability/package-instrumentation.ts), so it takes the hook out again.
+
+export const OPENTELEMETRY_INSTRUMENTATION_VERSION_READ = '0.223.0';
+
+/**
+ * Runs `construct`, which constructs OpenTelemetry instrumentations, and puts the module loader's
+ * functions back as they were before it, which takes out the require hook it installed. Nothing
+ * to take out when the hook was there before (a second start in one process, as in tests).
+ * @template T
+ * @param {{ prototype: { require: unknown } }} moduleLoader `node:module`'s default export
+ * @param {{ getBuiltinModule?: unknown }} nodeProcess
+ * @param {() => T} construct
+ * @returns {T}
+ */
+export function withoutRequireHook(moduleLoader, nodeProcess, construct) {
+  const { require } = moduleLoader.prototype;
+  const { getBuiltinModule } = nodeProcess;
+  try {
+    return construct();
+  } finally {
+    if (moduleLoader.prototype.require !== require) moduleLoader.prototype.require = require;
+    if (nodeProcess.getBuiltinModule !== getBuiltinModule) nodeProcess.getBuiltinModule = getBuiltinModule;
+  }
 }

@@ -28,6 +28,7 @@ import {
   SENTRY_TRACING_SWITCH,
   SERVER_UTILS_MODULE,
   STANDALONE_CONFIG_VARIABLE,
+  withoutRequireHook,
 } from '@/lib/framework-internals.mjs';
 import { locateEsmEntry } from '@/lib/observability/locate-esm-entry';
 
@@ -361,5 +362,45 @@ describe("Next's switch for its own spans (server/lib/trace/tracer.js)", () => {
       FrameworkShapeError,
     );
     expect(() => gateNextTracing({}, noTracingProvider, () => true)).toThrow(FrameworkShapeError);
+  });
+});
+
+describe("OpenTelemetry's require hook (@opentelemetry/instrumentation)", () => {
+  /** What a fresh Node process sees of `require` around constructing the server's instrumentations. */
+  function requireAroundConstruction(takeOut: boolean) {
+    const script = `
+      import Module from 'node:module';
+      import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+      import { GenericPoolInstrumentation } from '@opentelemetry/instrumentation-generic-pool';
+      import { withoutRequireHook } from './lib/framework-internals.mjs';
+      const before = { require: Module.prototype.require, getBuiltinModule: process.getBuiltinModule };
+      const construct = () => [new UndiciInstrumentation(), new GenericPoolInstrumentation({ enabled: false })];
+      ${takeOut ? 'withoutRequireHook(Module, process, construct);' : 'construct();'}
+      console.log(JSON.stringify({
+        requireKept: Module.prototype.require === before.require,
+        getBuiltinModuleKept: process.getBuiltinModule === before.getBuiltinModule,
+      }));`;
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    return JSON.parse(output) as { requireKept: boolean; getBuiltinModuleKept: boolean };
+  }
+
+  it('is installed, over require and getBuiltinModule, as soon as an instrumentation is constructed', () => {
+    expect(requireAroundConstruction(false)).toEqual({ requireKept: false, getBuiltinModuleKept: false });
+  });
+
+  it('is taken out again by withoutRequireHook, leaving both as they were', () => {
+    expect(requireAroundConstruction(true)).toEqual({ requireKept: true, getBuiltinModuleKept: true });
+  });
+
+  it('is taken out even when a construction throws', () => {
+    const loader = { prototype: { require: 'node' as unknown } };
+    const nodeProcess = { getBuiltinModule: 'node' as unknown };
+    const construct = () => {
+      loader.prototype.require = 'hook';
+      nodeProcess.getBuiltinModule = 'hook';
+      throw new Error('bad config');
+    };
+    expect(() => withoutRequireHook(loader, nodeProcess, construct)).toThrow('bad config');
+    expect([loader.prototype.require, nodeProcess.getBuiltinModule]).toEqual(['node', 'node']);
   });
 });

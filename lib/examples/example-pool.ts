@@ -3,9 +3,9 @@ import { createPool } from 'generic-pool';
 
 /**
  * A pool of connections as database and queue clients keep them (generic-pool, which several of
- * them use). OpenTelemetry's instrumentation for it wraps the library as it loads, as the ones for
- * those clients do (lib/observability/server-tracing.ts), so a traced request that acquires from
- * it shows the span. The connections are stand-ins: nothing leaves the process.
+ * them use). OpenTelemetry's instrumentation for it patches the library at start-up, as a
+ * product's database client would be (lib/observability/traced-packages.ts), so a traced request
+ * that acquires from it shows the span. The connections are stand-ins: nothing leaves the process.
  */
 const pool = createPool(
   {

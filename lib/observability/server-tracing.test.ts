@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
+import Module from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { context, propagation, trace } from '@opentelemetry/api';
 import {
@@ -23,6 +24,7 @@ const server = createServer((request, response) => {
   response.end('ok');
 });
 let url = '';
+const requireBefore = Module.prototype.require;
 
 beforeAll(async () => {
   Sentry.init({
@@ -77,6 +79,10 @@ function tracedRequest(headers: IncomingHttpHeaders): Promise<void> {
 }
 
 describe('startServerTracing', () => {
+  it("leaves the process's require as it found it: no hook resolves every later require", () => {
+    expect(Module.prototype.require).toBe(requireBefore);
+  });
+
   it("records a sampled request's fetch as its span, and sends Sentry's trace headers downstream", async () => {
     const traceId = '0123456789abcdef0123456789abcdef';
     const callerBaggage = `sentry-trace_id=${traceId},sentry-public_key=caller,sentry-sampled=true`;

@@ -1,14 +1,17 @@
 import 'server-only';
+import Module from 'node:module';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { GenericPoolInstrumentation } from '@opentelemetry/instrumentation-generic-pool';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { BasicTracerProvider, type Sampler, SamplingDecision } from '@opentelemetry/sdk-trace-base';
 import type { Client } from '@sentry/core';
+import { withoutRequireHook } from '@/lib/framework-internals.mjs';
 import { LocalTraces } from '@/lib/observability/local-traces';
+import { instrumentPackages } from '@/lib/observability/package-instrumentation';
 import { isSampledContext, requestTraceIds, scopeTracePropagator } from '@/lib/observability/span-propagation';
 import { sendAsTransactions } from '@/lib/observability/span-transactions';
+import { tracedPackages } from '@/lib/observability/traced-packages';
 import { isRequestDecided, isRequestTraced } from '@/lib/server/seam.mjs';
 
 /**
@@ -42,16 +45,22 @@ export function startServerTracing(client: Client, sampleRate: number): void {
   const provider = new BasicTracerProvider({
     idGenerator: requestTraceIds,
     sampler: requestSampler(sampleRate),
-    spanProcessors: [new LocalTraces(sendAsTransactions(client, sampleRate))],
+    spanProcessors: [
+      new LocalTraces(sendAsTransactions(client, sampleRate), () =>
+        client.recordDroppedEvent('queue_overflow', 'transaction'),
+      ),
+    ],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(scopeTracePropagator(sampleRate));
   trace.setGlobalTracerProvider(provider);
-  // `fetch` (Node's undici: its spans, and Sentry's trace headers on outgoing requests) and the
-  // client libraries the server uses, one instrumentation each: a product adds its database's,
-  // queue's or cache's here.
-  registerInstrumentations({
-    tracerProvider: provider,
-    instrumentations: [new UndiciInstrumentation(), new GenericPoolInstrumentation()],
-  });
+  // `fetch` through Node's undici, whose diagnostics channels give its spans and carry Sentry's
+  // trace headers out, and the client libraries the server uses, patched now rather than as they
+  // load (lib/observability/traced-packages.ts).
+  const { fetchInstrumentation, packages } = withoutRequireHook(Module, process, () => ({
+    fetchInstrumentation: new UndiciInstrumentation(),
+    packages: tracedPackages(),
+  }));
+  registerInstrumentations({ tracerProvider: provider, instrumentations: [fetchInstrumentation] });
+  instrumentPackages(provider, packages);
 }
