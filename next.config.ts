@@ -33,14 +33,15 @@ const nextConfig: NextConfig = {
   // server uses: loaded as some 600 files from node_modules it cost start-up time
   // (docs/performance.md). Everything else calls Sentry through @sentry/core (a rule in
   // biome.json), so that no other bundle holds a copy. OpenTelemetry's API stays external, one copy
-  // for Next and the server's tracer (lib/observability/server-tracing.ts). Its instrumentations
-  // stay external too: they hook `require` (or Node's diagnostics channels) to wrap the client
-  // libraries they instrument, which are external packages themselves.
+  // for Next and the server's tracer (lib/observability/server-tracing.ts), and so are its
+  // instrumentations. Each client library the server traces is external too: one copy, the one
+  // its instrumentation patches at start-up (lib/observability/traced-packages.ts).
   serverExternalPackages: [
     '@opentelemetry/api',
     '@opentelemetry/instrumentation',
     '@opentelemetry/instrumentation-generic-pool',
     '@opentelemetry/instrumentation-undici',
+    'generic-pool',
   ],
   distDir: env.NEXT_DIST_DIR,
   // Every build makes source maps and gives each chunk a debug ID, the key by which Sentry finds

@@ -364,10 +364,9 @@ export function errorOnlyIntegrations(defaults) {
 // included, creates its one require-in-the-middle hook, which replaces `Module.prototype.require`
 // and `process.getBuiltinModule` for the life of the process. The hook resolves the file of every
 // later `require`, a cached one included, and Next requires its manifests and the page's module on
-// every request (docs/performance.md). The server patches the packages it traces itself, at
-// start-up (lib/observability/package-instrumentation.ts), so it takes the hook out again.
-
-export const OPENTELEMETRY_INSTRUMENTATION_VERSION_READ = '0.223.0';
+// every request, six times for a page (counted: docs/performance.md). The server patches the
+// packages it traces itself, at start-up (lib/observability/package-instrumentation.ts, which
+// refuses an instrumentation that would wait for the hook), so it takes the hook out again.
 
 /**
  * Runs `construct`, which constructs OpenTelemetry instrumentations, and puts the module loader's

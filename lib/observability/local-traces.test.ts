@@ -70,27 +70,44 @@ describe('LocalTraces', () => {
       expect(sent[0]?.scope).toBe(getCurrentScope());
     }));
 
-  it('gives up the oldest open request once more spans are open than it holds, and reports it', () => {
-    let givenUp = 0;
-    const bounded = new BasicTracerProvider({
+  /** A tracer whose LocalTraces holds at most `caps`, counting the requests it gives up. */
+  function boundedTracer(caps: { maxOpenTraces?: number; maxOpenSpans?: number }) {
+    const given = { up: 0 };
+    const tracer = new BasicTracerProvider({
       spanProcessors: [
         new LocalTraces(
           (local) => sent.push(local),
-          () => givenUp++,
-          3,
+          () => given.up++,
+          caps,
         ),
       ],
     }).getTracer('bounded');
+    return { tracer, given };
+  }
+
+  it('gives up the oldest open request once more spans are open than it holds, and reports it', () => {
+    const { tracer: bounded, given } = boundedTracer({ maxOpenSpans: 3 });
     const stuck = bounded.startSpan('GET /stuck');
     const root = bounded.startSpan('GET /status');
     const render = bounded.startSpan('render', {}, trace.setSpan(ROOT_CONTEXT, root));
-    expect(givenUp).toBe(0);
+    expect(given.up).toBe(0);
     const next = bounded.startSpan('GET /about');
-    expect(givenUp).toBe(1);
+    expect(given.up).toBe(1);
     for (const span of [render, root, next, stuck]) span.end();
     expect(shape()).toEqual([
       ['GET /status', ['render']],
       ['GET /about', []],
     ]);
+  });
+
+  it('gives up the oldest open request once more requests are open than it holds, and keeps none of its spans', () => {
+    const { tracer: bounded, given } = boundedTracer({ maxOpenTraces: 1 });
+    const stuck = bounded.startSpan('GET /stuck');
+    const early = bounded.startSpan('early', {}, trace.setSpan(ROOT_CONTEXT, stuck));
+    const root = bounded.startSpan('GET /status');
+    expect(given.up).toBe(1);
+    const late = bounded.startSpan('late', {}, trace.setSpan(ROOT_CONTEXT, stuck));
+    for (const span of [early, late, stuck, root]) span.end();
+    expect(shape()).toEqual([['GET /status', []]]);
   });
 });

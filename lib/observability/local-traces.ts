@@ -12,15 +12,15 @@ export type LocalTrace = {
   isolationScope: Scope;
 };
 
-/**
- * How many spans may be open at once before the oldest is given up (one that never ended): about
- * 2,000 requests' worth of Next's spans.
- */
-const MAX_OPEN_SPANS = 100_000;
+/** How many requests may be open at once before the oldest is given up (a root never ended). */
+const MAX_OPEN_TRACES = 2_000;
+/** How many spans may be open at once, children of ended roots included, before the oldest goes. */
+const MAX_OPEN_SPANS = MAX_OPEN_TRACES * 50;
 /** As many spans as Sentry keeps in one transaction: a long-lived root holds no more. */
 const MAX_SPANS = 1_000;
 
-type OpenTrace = Omit<LocalTrace, 'root'> & { rootId: string; hasEnded: boolean };
+/** What an open span knows of its local trace: what is collected, until the root ends. */
+type OpenTrace = { rootId: string; collected?: Omit<LocalTrace, 'root'> };
 
 function isLocalRoot(span: Pick<ReadableSpan, 'parentSpanContext'>): boolean {
   return span.parentSpanContext === undefined || span.parentSpanContext.isRemote === true;
@@ -30,63 +30,83 @@ function isLocalRoot(span: Pick<ReadableSpan, 'parentSpanContext'>): boolean {
  * Collects each local trace, from its root's start to its root's end, and hands it on whole, as
  * one transaction is. Concurrent requests of one trace (a page's parallel fetches) are separate
  * local traces. A span that ends after its root is dropped, as the SDK drops one that ends after
- * its transaction, and so is any past the thousandth of a trace. A root given up to the cap on
- * open spans is reported through `giveUp`, as its transaction will never be sent.
+ * its transaction, and so is any past the thousandth of a trace. A root given up to the caps
+ * is reported through `giveUp`, as its transaction will never be sent.
  */
 export class LocalTraces implements SpanProcessor {
   readonly #send: (trace: LocalTrace) => void;
   readonly #giveUp: () => void;
+  readonly #maxOpenTraces: number;
   readonly #maxOpenSpans: number;
   /**
-   * Each open span's trace, by span id, oldest first. A plain Map: lru-cache, which this was, clears
-   * its whole capacity whenever its last entry goes, as it did after every request
-   * (docs/performance.md).
+   * Plain Maps, oldest first: lru-cache, which these were, clears its whole capacity whenever its
+   * last entry goes, as it did after every sampled request (docs/performance.md).
    */
+  readonly #openRoots = new Map<string, OpenTrace>();
   readonly #traceOf = new Map<string, OpenTrace>();
 
-  constructor(send: (trace: LocalTrace) => void, giveUp: () => void = () => {}, maxOpenSpans = MAX_OPEN_SPANS) {
+  constructor(
+    send: (trace: LocalTrace) => void,
+    giveUp: () => void = () => {},
+    { maxOpenTraces = MAX_OPEN_TRACES, maxOpenSpans = MAX_OPEN_SPANS } = {},
+  ) {
     this.#send = send;
     this.#giveUp = giveUp;
+    this.#maxOpenTraces = maxOpenTraces;
     this.#maxOpenSpans = maxOpenSpans;
   }
 
   onStart(span: Span, _parentContext: Context): void {
     const { spanId } = span.spanContext();
     const parentId = span.parentSpanContext?.spanId;
-    const open =
-      isLocalRoot(span) || parentId === undefined
-        ? { rootId: spanId, hasEnded: false, spans: [], scope: getCurrentScope(), isolationScope: getIsolationScope() }
-        : this.#traceOf.get(parentId);
-    if (open === undefined) return;
+    let open: OpenTrace | undefined;
+    if (isLocalRoot(span) || parentId === undefined) {
+      open = {
+        rootId: spanId,
+        collected: { spans: [], scope: getCurrentScope(), isolationScope: getIsolationScope() },
+      };
+      this.#openRoots.set(spanId, open);
+      if (this.#openRoots.size > this.#maxOpenTraces) this.#abandon(this.#openRoots.values().next().value);
+    } else {
+      open = this.#traceOf.get(parentId);
+      if (open?.collected === undefined) return;
+    }
     this.#traceOf.set(spanId, open);
-    if (this.#traceOf.size > this.#maxOpenSpans) this.#giveUpOldest();
+    if (this.#traceOf.size > this.#maxOpenSpans) {
+      const [oldestId, oldest] = this.#traceOf.entries().next().value ?? [];
+      if (oldestId === undefined || oldest === undefined) return;
+      this.#traceOf.delete(oldestId);
+      if (oldestId === oldest.rootId) this.#abandon(oldest);
+    }
   }
 
-  #giveUpOldest(): void {
-    const oldest = this.#traceOf.entries().next().value;
-    if (oldest === undefined) return;
-    const [spanId, open] = oldest;
-    this.#traceOf.delete(spanId);
-    if (spanId === open.rootId && !open.hasEnded) this.#giveUp();
+  /** Gives up a root that has not ended: what it collected is let go, and reported. */
+  #abandon(open: OpenTrace | undefined): void {
+    if (open?.collected === undefined) return;
+    open.collected = undefined;
+    this.#openRoots.delete(open.rootId);
+    this.#giveUp();
   }
 
   onEnd(span: ReadableSpan): void {
     const { spanId } = span.spanContext();
     const open = this.#traceOf.get(spanId);
-    if (open === undefined) return;
     this.#traceOf.delete(spanId);
-    if (open.hasEnded) return;
+    const collected = open?.collected;
+    if (open === undefined || collected === undefined) return;
     if (spanId !== open.rootId) {
-      if (open.spans.length < MAX_SPANS) open.spans.push(span);
+      if (collected.spans.length < MAX_SPANS) collected.spans.push(span);
       return;
     }
-    open.hasEnded = true;
-    this.#send({ root: span, spans: open.spans, scope: open.scope, isolationScope: open.isolationScope });
+    open.collected = undefined;
+    this.#openRoots.delete(spanId);
+    this.#send({ root: span, ...collected });
   }
 
   async forceFlush(): Promise<void> {}
 
   async shutdown(): Promise<void> {
+    this.#openRoots.clear();
     this.#traceOf.clear();
   }
 }

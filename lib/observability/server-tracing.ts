@@ -2,16 +2,15 @@ import 'server-only';
 import Module from 'node:module';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { BasicTracerProvider, type Sampler, SamplingDecision } from '@opentelemetry/sdk-trace-base';
 import type { Client } from '@sentry/core';
 import { withoutRequireHook } from '@/lib/framework-internals.mjs';
 import { LocalTraces } from '@/lib/observability/local-traces';
-import { instrumentPackages } from '@/lib/observability/package-instrumentation';
+import { instrumentPackages, registerChannelInstrumentations } from '@/lib/observability/package-instrumentation';
 import { isSampledContext, requestTraceIds, scopeTracePropagator } from '@/lib/observability/span-propagation';
 import { sendAsTransactions } from '@/lib/observability/span-transactions';
-import { tracedPackages } from '@/lib/observability/traced-packages';
+import { constructTracedPackages } from '@/lib/observability/traced-packages';
 import { isRequestDecided, isRequestTraced } from '@/lib/server/seam.mjs';
 
 /**
@@ -59,8 +58,8 @@ export function startServerTracing(client: Client, sampleRate: number): void {
   // load (lib/observability/traced-packages.ts).
   const { fetchInstrumentation, packages } = withoutRequireHook(Module, process, () => ({
     fetchInstrumentation: new UndiciInstrumentation(),
-    packages: tracedPackages(),
+    packages: constructTracedPackages(),
   }));
-  registerInstrumentations({ tracerProvider: provider, instrumentations: [fetchInstrumentation] });
+  registerChannelInstrumentations(provider, [fetchInstrumentation]);
   instrumentPackages(provider, packages);
 }
