@@ -22,10 +22,6 @@ const MAX_SPANS = 1_000;
 /** What an open span knows of its local trace: what is collected, until the root ends. */
 type OpenTrace = { rootId: string; collected?: Omit<LocalTrace, 'root'> };
 
-function isLocalRoot(span: Pick<ReadableSpan, 'parentSpanContext'>): boolean {
-  return span.parentSpanContext === undefined || span.parentSpanContext.isRemote === true;
-}
-
 /**
  * Collects each local trace, from its root's start to its root's end, and hands it on whole, as
  * one transaction is. Concurrent requests of one trace (a page's parallel fetches) are separate
@@ -58,9 +54,10 @@ export class LocalTraces implements SpanProcessor {
 
   onStart(span: Span, _parentContext: Context): void {
     const { spanId } = span.spanContext();
-    const parentId = span.parentSpanContext?.spanId;
+    const parent = span.parentSpanContext;
     let open: OpenTrace | undefined;
-    if (isLocalRoot(span) || parentId === undefined) {
+    // A local root: the request's, under no parent or under the caller's.
+    if (parent === undefined || parent.isRemote === true) {
       open = {
         rootId: spanId,
         collected: { spans: [], scope: getCurrentScope(), isolationScope: getIsolationScope() },
@@ -68,7 +65,7 @@ export class LocalTraces implements SpanProcessor {
       this.#openRoots.set(spanId, open);
       if (this.#openRoots.size > this.#maxOpenTraces) this.#abandon(this.#openRoots.values().next().value);
     } else {
-      open = this.#traceOf.get(parentId);
+      open = this.#traceOf.get(parent.spanId);
       if (open?.collected === undefined) return;
     }
     this.#traceOf.set(spanId, open);

@@ -11,9 +11,8 @@ import {
 import { gateNextTracing } from '@/lib/framework-internals.mjs';
 import { isRequestTraced, runTraced } from '@/lib/server/seam.mjs';
 
-/** The one header value a client sent under `name`, the first when it sent several. */
-function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
+/** The first value of a header a client may have sent more than once. */
+export function firstHeaderValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
@@ -46,8 +45,8 @@ function decisionInBaggage(dsc: Partial<DynamicSamplingContext> | undefined): bo
  */
 export function isSampledRequest(headers: IncomingHttpHeaders, sampleRate: number): boolean {
   const scope = getCurrentScope();
-  const sentryTrace = headerValue(headers, 'sentry-trace');
-  const baggage = headerValue(headers, 'baggage');
+  const sentryTrace = firstHeaderValue(headers['sentry-trace']);
+  const baggage = firstHeaderValue(headers.baggage);
   // Draws the trace's random number when the caller sent none (or one that is not a number).
   const incoming = sentryTrace ? propagationContextFromHeaders(sentryTrace, baggage) : undefined;
   const client = getClient();

@@ -3,35 +3,33 @@ import Module from 'node:module';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { BasicTracerProvider, type Sampler, SamplingDecision } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, ParentBasedSampler, type Sampler, SamplingDecision } from '@opentelemetry/sdk-trace-base';
 import type { Client } from '@sentry/core';
 import { withoutRequireHook } from '@/lib/framework-internals.mjs';
 import { LocalTraces } from '@/lib/observability/local-traces';
 import { instrumentPackages, registerChannelInstrumentations } from '@/lib/observability/package-instrumentation';
-import { isSampledContext, requestTraceIds, scopeTracePropagator } from '@/lib/observability/span-propagation';
+import { requestTraceIds, scopeTracePropagator } from '@/lib/observability/span-propagation';
 import { sendAsTransactions } from '@/lib/observability/span-transactions';
 import { constructTracedPackages } from '@/lib/observability/traced-packages';
 import { isRequestDecided, isRequestTraced } from '@/lib/server/seam.mjs';
 
 /**
- * A span follows its parent in this process. A request's root follows the decision server.mjs made
- * as the request arrived (lib/observability/request-tracing.ts): Next opens some of its spans
- * whatever that decision. Where nothing decided (`next dev`, Next's start-up work), the caller's
- * flag when there is one, else the rate.
+ * A span follows its parent, in this process or the caller's. A request's root follows the decision
+ * server.mjs made as the request arrived (lib/observability/request-tracing.ts), which a caller's
+ * span, read from the request's scope (span-propagation.ts), carries too. Where nothing decided
+ * (`next dev`, Next's start-up work), a root is decided at the rate.
  */
 function requestSampler(sampleRate: number): Sampler {
-  return {
-    shouldSample(parentContext) {
-      const parent = trace.getSpanContext(parentContext);
-      let isSampled: boolean;
-      if (parent !== undefined && !parent.isRemote) isSampled = isSampledContext(parent);
-      else if (isRequestDecided()) isSampled = isRequestTraced();
-      else if (parent !== undefined) isSampled = isSampledContext(parent);
-      else isSampled = Math.random() < sampleRate;
-      return { decision: isSampled ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD };
+  return new ParentBasedSampler({
+    root: {
+      shouldSample: () => ({
+        decision: (isRequestDecided() ? isRequestTraced() : Math.random() < sampleRate)
+          ? SamplingDecision.RECORD_AND_SAMPLED
+          : SamplingDecision.NOT_RECORD,
+      }),
+      toString: () => `RequestSampler(${sampleRate})`,
     },
-    toString: () => `RequestSampler(${sampleRate})`,
-  };
+  });
 }
 
 /**

@@ -6,12 +6,13 @@ import {
   type DynamicSamplingContext,
   dynamicSamplingContextToSentryBaggageHeader,
   extractTraceparentData,
-  generateSpanId,
+  generateSentryTraceHeader,
   getClient,
   getCurrentScope,
   getDynamicSamplingContextFromClient,
   type Scope,
 } from '@sentry/core';
+import { firstHeaderValue } from '@/lib/observability/request-tracing';
 import { isRequestDecided } from '@/lib/server/seam.mjs';
 
 const SENTRY_TRACE = 'sentry-trace';
@@ -23,7 +24,7 @@ function callerOf(header: string | string[] | undefined): {
   parentSpanId?: string;
   sampled?: boolean;
 } {
-  const data = extractTraceparentData(Array.isArray(header) ? header[0] : header);
+  const data = extractTraceparentData(firstHeaderValue(header));
   return { traceId: data?.traceId, parentSpanId: data?.parentSpanId, sampled: data?.parentSampled };
 }
 
@@ -62,9 +63,13 @@ export function scopeTracePropagator(sampleRate: number): TextMapPropagator {
       const spanContext = trace.getSpan(context)?.spanContext();
       const active = spanContext !== undefined && isSpanContextValid(spanContext) ? spanContext : undefined;
       const traceId = active?.traceId ?? propagation.traceId;
-      const spanId = active?.spanId ?? propagation.propagationSpanId ?? generateSpanId();
       const sampled = active ? isSampledContext(active) : propagation.sampled;
-      setter.set(carrier, SENTRY_TRACE, `${traceId}-${spanId}${sampled === undefined ? '' : sampled ? '-1' : '-0'}`);
+      // Without a span id of its own, the header gets a fresh one, as the SDK's does.
+      setter.set(
+        carrier,
+        SENTRY_TRACE,
+        generateSentryTraceHeader(traceId, active?.spanId ?? propagation.propagationSpanId, sampled),
+      );
       const baggage = dynamicSamplingContextToSentryBaggageHeader(
         samplingContextOf(client, scope, traceId, sampled, sampleRate),
       );
@@ -113,6 +118,6 @@ export const requestTraceIds: IdGenerator = {
 };
 
 /** Whether a span context carries the sampled flag. */
-export function isSampledContext(spanContext: SpanContext): boolean {
+function isSampledContext(spanContext: SpanContext): boolean {
   return (spanContext.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED;
 }

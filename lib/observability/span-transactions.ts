@@ -1,16 +1,14 @@
 import 'server-only';
-import { SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import {
   applyScopeDataToEvent,
   type Client,
   captureException,
   createEventEnvelope,
-  getGlobalScope,
+  getCombinedScopeData,
   getSpanStatusFromHttpCode,
+  getStatusMessage,
   isThenable,
-  mergeScopeData,
-  SPAN_STATUS_OK,
   type SpanJSON,
   type SpanOrigin,
   spanTimeInputToSeconds,
@@ -21,11 +19,14 @@ import type { LocalTrace } from '@/lib/observability/local-traces';
 import { samplingContextOf } from '@/lib/observability/span-propagation';
 
 const NEXT_TRACER = 'next.js';
-/** Ops and origins of the OpenTelemetry instrumentations the server registers, in Sentry's terms. */
-const INSTRUMENTATIONS: Record<string, { op: string; origin: SpanOrigin }> = {
+type SpanKind = { op?: string; origin: SpanOrigin };
+/** Ops and origins of Next's spans and of the instrumentations the server registers, in Sentry's terms. */
+const KINDS: Record<string, SpanKind> = {
+  [NEXT_TRACER]: { op: 'function.nextjs', origin: 'auto.function.otel.nextjs' },
   '@opentelemetry/instrumentation-generic-pool': { op: 'db', origin: 'auto.db.otel.generic_pool' },
   '@opentelemetry/instrumentation-undici': { op: 'http.client', origin: 'auto.http.otel.undici' },
 };
+const OTHER_KIND: SpanKind = { origin: 'auto.otel' };
 
 function httpStatusOf(span: ReadableSpan): number | undefined {
   const code = span.attributes['http.status_code'] ?? span.attributes['http.response.status_code'];
@@ -34,22 +35,13 @@ function httpStatusOf(span: ReadableSpan): number | undefined {
 
 function statusOf(span: ReadableSpan): string {
   const code = httpStatusOf(span);
-  if (code !== undefined) {
-    const status = getSpanStatusFromHttpCode(code);
-    return status.code === SPAN_STATUS_OK ? 'ok' : (status.message ?? 'unknown_error');
-  }
-  return span.status.code === SpanStatusCode.ERROR ? 'internal_error' : 'ok';
-}
-
-function kindOf(span: ReadableSpan): { op?: string; origin: SpanOrigin } {
-  const scope = span.instrumentationScope.name;
-  if (scope === NEXT_TRACER) return { op: 'function.nextjs', origin: 'auto.function.otel.nextjs' };
-  return INSTRUMENTATIONS[scope] ?? { origin: 'auto.otel' };
+  // OpenTelemetry's status codes are Sentry's; its messages are not, so an error is `internal_error`.
+  return getStatusMessage(code === undefined ? { code: span.status.code } : getSpanStatusFromHttpCode(code));
 }
 
 function spanJson(span: ReadableSpan): SpanJSON {
   const { traceId, spanId } = span.spanContext();
-  const { op, origin } = kindOf(span);
+  const { op, origin } = KINDS[span.instrumentationScope.name] ?? OTHER_KIND;
   return {
     span_id: spanId,
     parent_span_id: span.parentSpanContext?.spanId,
@@ -69,7 +61,7 @@ function spanJson(span: ReadableSpan): SpanJSON {
  * of the scopes its root started in (tags, user, contexts). A request's root is the server's
  * `http.server` transaction, named as Next names the request; any other root keeps its own kind.
  */
-export function transactionOf(trace: LocalTrace, client: Client, sampleRate: number): TransactionEvent {
+function transactionOf(trace: LocalTrace, client: Client, sampleRate: number): TransactionEvent {
   const root = spanJson(trace.root);
   const isRequest = trace.root.instrumentationScope.name === NEXT_TRACER;
   const op = isRequest ? 'http.server' : root.op;
@@ -110,10 +102,7 @@ export function transactionOf(trace: LocalTrace, client: Client, sampleRate: num
       }),
     },
   };
-  const data = getGlobalScope().getScopeData();
-  mergeScopeData(data, trace.isolationScope.getScopeData());
-  mergeScopeData(data, trace.scope.getScopeData());
-  applyScopeDataToEvent(event, data);
+  applyScopeDataToEvent(event, getCombinedScopeData(trace.isolationScope, trace.scope));
   return event;
 }
 
