@@ -1,6 +1,7 @@
 import 'server-only';
-import { captureException, getClient, withIsolationScope } from '@sentry/core';
+import { captureException, getClient } from '@sentry/core';
 import { env, isProduction } from '@/lib/env';
+import { withRequestScopes } from '@/lib/observability/request-scopes';
 import { startRequestTracing, traceIfSampled } from '@/lib/observability/request-tracing';
 import { serverReportingSettings } from '@/lib/observability/server-options';
 import { startContentSecurityPolicy } from '@/lib/security/page-policies';
@@ -42,8 +43,8 @@ export function startAppServer(): void {
     },
     policyFor,
     isolate: isDecidingPerRequest
-      ? (headers, work) => withIsolationScope(() => traceIfSampled(headers, sampleRate, work))
-      : (_headers, work) => withIsolationScope(() => work()),
+      ? (headers, work) => withRequestScopes(() => traceIfSampled(headers, sampleRate, work))
+      : (_headers, work) => withRequestScopes(work),
     spoolProblem: () => tunnel.spoolProblem(),
     // Without a client (no DSN, no Spotlight) there is nothing to flush.
     shutDown: (timeoutMs) =>

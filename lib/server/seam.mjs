@@ -33,9 +33,19 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 
 /**
- * @typedef {object} RequestContext
- * @property {string} clientAddress the socket's address, never what the client says of itself
+ * @typedef {object} ScopePair Sentry's two scopes for the work in progress
+ * @property {import('@sentry/core').Scope} scope
+ * @property {import('@sentry/core').Scope} isolationScope
+ */
+
+/**
+ * @typedef {object} RequestContext what the work in progress carries. One store for the process:
+ *   every AsyncLocalStorage in use costs each new promise a copy, so Sentry's scopes are kept here
+ *   too (lib/observability/request-scopes.ts) rather than in a store of their own.
+ * @property {string} [clientAddress] the socket's address, never what the client says of itself;
+ *   set for a request server.mjs handed over, and only then
  * @property {boolean} [isTraced] set for a request whose trace will be sampled
+ * @property {Readonly<ScopePair>} [scopes] Sentry's scopes; the process's where none are set
  */
 
 /**
@@ -95,13 +105,13 @@ export function requestClientAddress() {
  */
 export function runTraced(work) {
   const context = state.requests.getStore();
-  // Outside a request context everything is traced already (isRequestTraced).
-  return context === undefined ? work() : state.requests.run({ ...context, isTraced: true }, work);
+  // Outside a request everything is traced already (isRequestTraced).
+  return context?.clientAddress === undefined ? work() : state.requests.run({ ...context, isTraced: true }, work);
 }
 
 /** Whether server.mjs handed this request over, and so decided whether it is traced. */
 export function isRequestDecided() {
-  return state.requests.getStore() !== undefined;
+  return state.requests.getStore()?.clientAddress !== undefined;
 }
 
 /**
@@ -111,5 +121,21 @@ export function isRequestDecided() {
  */
 export function isRequestTraced() {
   const context = state.requests.getStore();
-  return context === undefined || context.isTraced === true;
+  return context?.clientAddress === undefined || context.isTraced === true;
+}
+
+/** @returns {Readonly<ScopePair> | undefined} the scopes of the work in progress, if any were set */
+export function currentScopes() {
+  return state.requests.getStore()?.scopes;
+}
+
+/**
+ * Runs `work` with `scopes`, in the request it belongs to (if any).
+ * @template T
+ * @param {Readonly<ScopePair>} scopes
+ * @param {() => T} work
+ * @returns {T}
+ */
+export function runWithScopes(scopes, work) {
+  return state.requests.run({ ...state.requests.getStore(), scopes }, work);
 }

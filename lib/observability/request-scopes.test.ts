@@ -1,0 +1,109 @@
+import { type BaseTransportOptions, createTransport, type Event, getDefaultIsolationScope } from '@sentry/core';
+import * as Sentry from '@sentry/nextjs';
+import { startRequestScopes, withRequestScopes } from '@/lib/observability/request-scopes';
+import { currentScopes, isRequestDecided, requestClientAddress, runWithClientAddress } from '@/lib/server/seam.mjs';
+
+const events: Event[] = [];
+
+beforeAll(() => {
+  Sentry.init({
+    dsn: 'http://key@127.0.0.1:9/1',
+    defaultIntegrations: false,
+    enableRuntimeChannelInjection: false,
+    beforeSend: (event) => {
+      events.push(event);
+      return null;
+    },
+    transport: (options: BaseTransportOptions) => createTransport(options, async () => ({})),
+  });
+  startRequestScopes();
+});
+afterAll(() => Sentry.close());
+beforeEach(() => {
+  events.length = 0;
+});
+
+/** One request as server.mjs hands it over: its own context, then its own scopes. */
+const asRequest = <T>(work: () => T) => runWithClientAddress('127.0.0.1', () => withRequestScopes(work));
+const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+
+describe('scopes for each request, forked when read', () => {
+  it("keeps what one request sets off another request's events, however their work interleaves", async () => {
+    const labels = Array.from({ length: 6 }, (_, index) => `request-${index}`);
+    await Promise.all(
+      labels.map((label) =>
+        asRequest(async () => {
+          await tick();
+          Sentry.setTag('label', label);
+          Sentry.setUser({ id: label });
+          await tick();
+          Sentry.captureException(new Error(label));
+        }),
+      ),
+    );
+    expect(events).toHaveLength(labels.length);
+    for (const event of events) {
+      const label = event.exception?.values?.[0]?.value;
+      expect(event.tags?.label).toBe(label);
+      expect(event.user?.id).toBe(label);
+    }
+    expect(getDefaultIsolationScope().getScopeData().tags.label).toBeUndefined();
+  });
+
+  it('forks nothing for a request that never reads its scopes, and each scope once for one that does', async () => {
+    const clone = vi.spyOn(Sentry.Scope.prototype, 'clone');
+    try {
+      await asRequest(async () => {
+        await tick();
+      });
+      expect(clone).not.toHaveBeenCalled();
+
+      await asRequest(async () => {
+        Sentry.setTag('read', 'yes');
+        await tick();
+        Sentry.getIsolationScope();
+        Sentry.getCurrentScope();
+        Sentry.getCurrentScope();
+      });
+      expect(clone).toHaveBeenCalledTimes(2);
+    } finally {
+      clone.mockRestore();
+    }
+  });
+
+  it("gives each request a trace of its own, and keeps a continued caller's trace", async () => {
+    const traceIds = await Promise.all(
+      [1, 2].map(() => asRequest(() => Sentry.getCurrentScope().getPropagationContext().traceId)),
+    );
+    expect(traceIds[0]).not.toBe(traceIds[1]);
+    expect(traceIds[0]).toMatch(/^[0-9a-f]{32}$/);
+
+    const callerTrace = '0123456789abcdef0123456789abcdef';
+    const continued = Sentry.withScope((scope) => {
+      scope.setPropagationContext({ traceId: callerTrace, parentSpanId: '0123456789abcdef', sampleRand: 0.5 });
+      return withRequestScopes(() => Sentry.getCurrentScope().getPropagationContext().traceId);
+    });
+    expect(continued).toBe(callerTrace);
+  });
+
+  it("keeps the scopes in server.mjs's request context, which stays the request's", async () => {
+    await asRequest(async () => {
+      Sentry.withScope((scope) => {
+        expect(currentScopes()?.scope).toBe(scope);
+        expect(requestClientAddress()).toBe('127.0.0.1');
+        expect(isRequestDecided()).toBe(true);
+      });
+      await Sentry.withIsolationScope(async (isolationScope) => {
+        await tick();
+        expect(Sentry.getIsolationScope()).toBe(isolationScope);
+        expect(requestClientAddress()).toBe('127.0.0.1');
+      });
+    });
+    // Scopes set outside any request make no request of it.
+    Sentry.withScope(() => {
+      expect(currentScopes()).toBeDefined();
+      expect(isRequestDecided()).toBe(false);
+      expect(requestClientAddress()).toBeUndefined();
+    });
+  });
+});

@@ -1,0 +1,91 @@
+import 'server-only';
+import {
+  generateTraceId,
+  getDefaultCurrentScope,
+  getDefaultIsolationScope,
+  isContinuingTrace,
+  type Scope,
+  setAsyncContextStrategy,
+} from '@sentry/core';
+import { currentScopes, runWithScopes, type ScopePair } from '@/lib/server/seam.mjs';
+
+const processScopes = (): ScopePair => ({
+  scope: getDefaultCurrentScope(),
+  isolationScope: getDefaultIsolationScope(),
+});
+
+/** The scopes of the work in progress: its request's, or the process's outside any. */
+function scopesNow(): Readonly<ScopePair> {
+  return currentScopes() ?? processScopes();
+}
+
+/** A fork of `parent`'s current scope for a unit of work of its own, in a trace of its own. */
+function forkScope(parent: Scope): Scope {
+  const scope = parent.clone();
+  if (!isContinuingTrace(scope.getPropagationContext())) {
+    scope.setPropagationContext({ traceId: generateTraceId(), sampleRand: Math.random() });
+  }
+  return scope;
+}
+
+/**
+ * A request's scopes, each forked from the scopes the request began in the first time anything
+ * reads it. Most requests never do (a page that renders, an asset): they pay no clone, and no
+ * trace id drawn for nothing. Whatever a request sets lands on its own forks, never on another's.
+ */
+class ScopesForkedOnRead implements ScopePair {
+  readonly #parent: Readonly<ScopePair>;
+  #scope: Scope | undefined;
+  #isolationScope: Scope | undefined;
+
+  constructor(parent: Readonly<ScopePair>) {
+    this.#parent = parent;
+  }
+
+  get scope(): Scope {
+    this.#scope ??= forkScope(this.#parent.scope);
+    return this.#scope;
+  }
+
+  get isolationScope(): Scope {
+    this.#isolationScope ??= this.#parent.isolationScope.clone();
+    return this.#isolationScope;
+  }
+}
+
+/**
+ * Runs one request's work with scopes of its own, as the SDK's `withIsolationScope` would, but
+ * forked only when read (ScopesForkedOnRead). Needs startRequestScopes() to have run.
+ */
+export function withRequestScopes<T>(work: () => T): T {
+  return runWithScopes(new ScopesForkedOnRead(scopesNow()), work);
+}
+
+/**
+ * Sentry's scopes kept in the request context server.mjs opens for each request
+ * (lib/server/seam.mjs), rather than in an AsyncLocalStorage of the SDK's own: one store less for
+ * every promise the process makes, and a request's scopes forked only when read
+ * (withRequestScopes). Otherwise the SDK's Node strategy (`@sentry/server-utils`'
+ * `async-context.js`): `withScope` forks the current scope, `withIsolationScope` both, with a
+ * fresh trace unless one is continued. Call it right after `Sentry.init`, which sets the SDK's.
+ */
+export function startRequestScopes(): void {
+  setAsyncContextStrategy({
+    getCurrentScope: () => scopesNow().scope,
+    getIsolationScope: () => scopesNow().isolationScope,
+    withScope: (callback) => {
+      const { scope, isolationScope } = scopesNow();
+      const forked = scope.clone();
+      return runWithScopes({ scope: forked, isolationScope }, () => callback(forked));
+    },
+    withSetScope: (scope, callback) =>
+      runWithScopes({ scope, isolationScope: scopesNow().isolationScope }, () => callback(scope)),
+    withIsolationScope: (callback) => {
+      const parent = scopesNow();
+      const isolationScope = parent.isolationScope.clone();
+      return runWithScopes({ scope: forkScope(parent.scope), isolationScope }, () => callback(isolationScope));
+    },
+    withSetIsolationScope: (isolationScope, callback) =>
+      runWithScopes({ scope: scopesNow().scope.clone(), isolationScope }, () => callback(isolationScope)),
+  });
+}
