@@ -1,4 +1,12 @@
-import { type BaseTransportOptions, createTransport, type Event, getDefaultIsolationScope } from '@sentry/core';
+import {
+  type BaseTransportOptions,
+  createTransport,
+  type Event,
+  getAsyncContextStrategy,
+  getDefaultIsolationScope,
+  getMainCarrier,
+  waitForTracingChannelBinding,
+} from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
 import { startRequestScopes, withRequestScopes } from '@/lib/observability/request-scopes';
 import { currentScopes, isRequestDecided, requestClientAddress, runWithClientAddress } from '@/lib/server/seam.mjs';
@@ -9,6 +17,8 @@ beforeAll(() => {
   Sentry.init({
     dsn: 'http://key@127.0.0.1:9/1',
     defaultIntegrations: false,
+    // As sentry.server.config.ts inits it: the SDK's own strategy is its AsyncLocalStorage one.
+    enableOpenTelemetrySetup: false,
     enableRuntimeChannelInjection: false,
     beforeSend: (event) => {
       events.push(event);
@@ -104,6 +114,57 @@ describe('scopes for each request, forked when read', () => {
       expect(currentScopes()).toBeDefined();
       expect(isRequestDecided()).toBe(false);
       expect(requestClientAddress()).toBeUndefined();
+    });
+  });
+
+  it('gives first reads in parallel branches of one request the same forks', async () => {
+    const [first, second] = await asRequest(() =>
+      Promise.all(
+        [1, 2].map(async () => {
+          await tick();
+          return [Sentry.getCurrentScope(), Sentry.getIsolationScope()];
+        }),
+      ),
+    );
+    expect(second?.[0]).toBe(first?.[0]);
+    expect(second?.[1]).toBe(first?.[1]);
+  });
+
+  it('runs work with the scopes it is given, in the request it belongs to', async () => {
+    await asRequest(async () => {
+      const scope = new Sentry.Scope();
+      const isolationScope = new Sentry.Scope();
+      Sentry.withScope((forked) => {
+        getAsyncContextStrategy(getMainCarrier()).withSetScope(scope, () => {
+          expect(Sentry.getCurrentScope()).toBe(scope);
+          expect(Sentry.getIsolationScope()).toBe(currentScopes()?.isolationScope);
+          expect(forked).not.toBe(scope);
+        });
+      });
+      await Sentry.withIsolationScope(async () => {
+        await tick();
+        return getAsyncContextStrategy(getMainCarrier()).withSetIsolationScope(isolationScope, async () => {
+          await tick();
+          expect(Sentry.getIsolationScope()).toBe(isolationScope);
+          expect(requestClientAddress()).toBe('127.0.0.1');
+        });
+      });
+    });
+  });
+
+  it("binds Sentry's tracing channels to the request's store, so their subscribers see its scopes", async () => {
+    const bound = vi.fn();
+    waitForTracingChannelBinding(bound);
+    expect(bound).toHaveBeenCalledOnce();
+    const binding = getAsyncContextStrategy(getMainCarrier()).getTracingChannelBinding?.();
+    await asRequest(async () => {
+      Sentry.setTag('label', 'bound');
+      await tick();
+      const store = (binding?.asyncLocalStorage as { getStore(): unknown }).getStore();
+      expect(store).toMatchObject({ clientAddress: '127.0.0.1' });
+      expect((store as { scopes: { isolationScope: Sentry.Scope } }).scopes.isolationScope).toBe(
+        Sentry.getIsolationScope(),
+      );
     });
   });
 });

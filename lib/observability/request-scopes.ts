@@ -7,7 +7,7 @@ import {
   type Scope,
   setAsyncContextStrategy,
 } from '@sentry/core';
-import { currentScopes, runWithScopes, type ScopePair } from '@/lib/server/seam.mjs';
+import { currentScopes, requestContextStorage, runWithScopes, type ScopePair } from '@/lib/server/seam.mjs';
 
 const processScopes = (): ScopePair => ({
   scope: getDefaultCurrentScope(),
@@ -19,7 +19,11 @@ function scopesNow(): Readonly<ScopePair> {
   return currentScopes() ?? processScopes();
 }
 
-/** A fork of `parent`'s current scope for a unit of work of its own, in a trace of its own. */
+/**
+ * A fork of `parent`'s current scope for a unit of work of its own, in a trace of its own. A fork
+ * may now happen inside Next's render, where Next counts `Math.random()` as I/O under
+ * `cacheComponents`, which next.config.ts leaves off.
+ */
 function forkScope(parent: Scope): Scope {
   const scope = parent.clone();
   if (!isContinuingTrace(scope.getPropagationContext())) {
@@ -32,6 +36,10 @@ function forkScope(parent: Scope): Scope {
  * A request's scopes, each forked from the scopes the request began in the first time anything
  * reads it. Most requests never do (a page that renders, an asset): they pay no clone, and no
  * trace id drawn for nothing. Whatever a request sets lands on its own forks, never on another's.
+ * A fork copies the process's scopes as they are when it is made, not as the request arrived: data
+ * set on the process's scopes meanwhile (outside any request) reaches the request too. Anything
+ * that reads a scope forks it, `getClient()` and `addBreadcrumb` included. The memo is per request,
+ * so first reads in parallel branches of one request get the same fork.
  */
 class ScopesForkedOnRead implements ScopePair {
   readonly #parent: Readonly<ScopePair>;
@@ -55,7 +63,8 @@ class ScopesForkedOnRead implements ScopePair {
 
 /**
  * Runs one request's work with scopes of its own, as the SDK's `withIsolationScope` would, but
- * forked only when read (ScopesForkedOnRead). Needs startRequestScopes() to have run.
+ * forked only when read (ScopesForkedOnRead). Only with startRequestScopes()'s strategy in place:
+ * the SDK's own would not look for them.
  */
 export function withRequestScopes<T>(work: () => T): T {
   return runWithScopes(new ScopesForkedOnRead(scopesNow()), work);
@@ -67,7 +76,9 @@ export function withRequestScopes<T>(work: () => T): T {
  * every promise the process makes, and a request's scopes forked only when read
  * (withRequestScopes). Otherwise the SDK's Node strategy (`@sentry/server-utils`'
  * `async-context.js`): `withScope` forks the current scope, `withIsolationScope` both, with a
- * fresh trace unless one is continued. Call it right after `Sentry.init`, which sets the SDK's.
+ * fresh trace unless one is continued, and channel bindings get the store. Under `next dev`,
+ * where no server.mjs opens a request context, every request reads the process's scopes, as it did
+ * before. Call it right after `Sentry.init`, which sets the SDK's.
  */
 export function startRequestScopes(): void {
   setAsyncContextStrategy({
@@ -87,5 +98,8 @@ export function startRequestScopes(): void {
     },
     withSetIsolationScope: (isolationScope, callback) =>
       runWithScopes({ scope: scopesNow().scope.clone(), isolationScope }, () => callback(isolationScope)),
+    // What Sentry's channel-based integrations bind their channels to: the same store, so their
+    // subscribers see the request's scopes.
+    getTracingChannelBinding: () => ({ asyncLocalStorage: requestContextStorage() }),
   });
 }

@@ -42,9 +42,12 @@ export function startAppServer(): void {
       }
     },
     policyFor,
+    // Without a client (no DSN, no Spotlight) there is nothing to report, and no scopes to keep.
     isolate: isDecidingPerRequest
       ? (headers, work) => withRequestScopes(() => traceIfSampled(headers, sampleRate, work))
-      : (_headers, work) => withRequestScopes(work),
+      : getClient() === undefined
+        ? (_headers, work) => work()
+        : (_headers, work) => withRequestScopes(work),
     spoolProblem: () => tunnel.spoolProblem(),
     // Without a client (no DSN, no Spotlight) there is nothing to flush.
     shutDown: (timeoutMs) =>

@@ -81,7 +81,8 @@ export function isDraining() {
 
 /**
  * Runs a request's handling with the address of the socket it came on, which the app reads back
- * with requestClientAddress() (per-client limits). Never what the client says of itself.
+ * with requestClientAddress() (per-client limits). Never what the client says of itself. A fresh
+ * context, not one spread from the caller's: a request starts from the process's scopes.
  * @template T
  * @param {string} clientAddress
  * @param {() => T} work
@@ -138,4 +139,13 @@ export function currentScopes() {
  */
 export function runWithScopes(scopes, work) {
   return state.requests.run({ ...state.requests.getStore(), scopes }, work);
+}
+
+/**
+ * The store itself, for Sentry's binding of diagnostics channels to it: a channel's subscribers then
+ * run in the context of the request that published (lib/observability/request-scopes.ts).
+ * @returns {AsyncLocalStorage<RequestContext>}
+ */
+export function requestContextStorage() {
+  return state.requests;
 }
