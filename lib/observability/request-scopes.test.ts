@@ -156,11 +156,14 @@ describe('scopes for each request, forked when read', () => {
     const bound = vi.fn();
     waitForTracingChannelBinding(bound);
     expect(bound).toHaveBeenCalledOnce();
-    const binding = getAsyncContextStrategy(getMainCarrier()).getTracingChannelBinding?.();
+    const storage = getAsyncContextStrategy(getMainCarrier()).getTracingChannelBinding?.()?.asyncLocalStorage as
+      | { getStore(): unknown }
+      | undefined;
+    expect(storage).toBeDefined();
     await asRequest(async () => {
       Sentry.setTag('label', 'bound');
       await tick();
-      const store = (binding?.asyncLocalStorage as { getStore(): unknown }).getStore();
+      const store = storage?.getStore();
       expect(store).toMatchObject({ clientAddress: '127.0.0.1' });
       expect((store as { scopes: { isolationScope: Sentry.Scope } }).scopes.isolationScope).toBe(
         Sentry.getIsolationScope(),
