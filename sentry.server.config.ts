@@ -2,7 +2,6 @@
 import * as Sentry from 'sentry-nextjs-server-esm';
 import { isTracingEnabled } from '@/lib/env';
 import { errorOnlyIntegrations } from '@/lib/framework-internals.mjs';
-import { startRequestScopes } from '@/lib/observability/request-scopes';
 import { serverReportingSettings, serverSentryOptions } from '@/lib/observability/server-options';
 
 const options = serverSentryOptions();
@@ -24,8 +23,6 @@ if (options) {
       ...(isTracingEnabled ? [Sentry.openTelemetryIntegration()] : []),
     ],
   });
-  // Each request's scopes in server.mjs's request context, forked only when read.
-  startRequestScopes();
   const client = Sentry.getClient();
   if (isTracingEnabled && client) {
     // Loaded only with tracing: a server without it loads no OpenTelemetry SDK.

@@ -78,7 +78,7 @@ export function withRequestScopes<T>(work: () => T): T {
  * `async-context.js`): `withScope` forks the current scope, `withIsolationScope` both, with a
  * fresh trace unless one is continued, and channel bindings get the store. Under `next dev`,
  * where no server.mjs opens a request context, every request reads the process's scopes, as it did
- * before. Call it right after `Sentry.init`, which sets the SDK's.
+ * before. Call it after `Sentry.init`, which sets the SDK's (lib/server/app-server.ts does).
  */
 export function startRequestScopes(): void {
   setAsyncContextStrategy({

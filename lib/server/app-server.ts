@@ -1,11 +1,11 @@
 import 'server-only';
 import { captureException, getClient } from '@sentry/core';
 import { env, isProduction } from '@/lib/env';
-import { withRequestScopes } from '@/lib/observability/request-scopes';
+import { startRequestScopes, withRequestScopes } from '@/lib/observability/request-scopes';
 import { startRequestTracing, traceIfSampled } from '@/lib/observability/request-tracing';
 import { serverReportingSettings } from '@/lib/observability/server-options';
 import { startContentSecurityPolicy } from '@/lib/security/page-policies';
-import { provideAppServer } from '@/lib/server/seam.mjs';
+import { type AppServer, provideAppServer } from '@/lib/server/seam.mjs';
 import { textResponse } from '@/lib/server/text-response';
 import { startTunnel } from '@/lib/tunnel/lifecycle';
 import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
@@ -13,6 +13,22 @@ import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
 /** Whether `work` settled true within `timeoutMs`. */
 function isDoneWithin(work: Promise<boolean>, timeoutMs: number): Promise<boolean> {
   return Promise.race([work, new Promise<boolean>((resolve) => setTimeout(resolve, timeoutMs, false).unref())]);
+}
+
+/**
+ * How server.mjs runs each request it hands over. Its scopes are its own, kept in the request's
+ * context and forked only when read (lib/observability/request-scopes.ts). Under `npm start` its
+ * trace is decided as it arrives (lib/observability/request-tracing.ts); `next dev`, and any
+ * request server.mjs does not hand over, are decided by the server's sampler
+ * (lib/observability/server-tracing.ts). Call it after `Sentry.init`.
+ */
+function startRequestIsolation(sampleRate: number): AppServer['isolate'] {
+  // Without a client (no DSN, no Spotlight) there is nothing to report, and no scopes to keep.
+  if (getClient() === undefined) return (_headers, work) => work();
+  startRequestScopes();
+  if (!isProduction || sampleRate <= 0) return (_headers, work) => withRequestScopes(work);
+  startRequestTracing();
+  return (headers, work) => withRequestScopes(() => traceIfSampled(headers, sampleRate, work));
 }
 
 /**
@@ -25,12 +41,7 @@ export function startAppServer(): void {
   // The policy first: it may refuse the build, before the spool starts delivering anything.
   const policyFor = isProduction ? startContentSecurityPolicy(env.NEXT_DIST_DIR) : undefined;
   const tunnel = startTunnel();
-  // Under `npm start` each request's trace is decided as it arrives (lib/observability/request-tracing.ts);
-  // `next dev`, and any request server.mjs does not hand over, are decided by the server's sampler
-  // (lib/observability/server-tracing.ts).
-  const sampleRate = serverReportingSettings.tracesSampleRate;
-  const isDecidingPerRequest = isProduction && getClient() !== undefined && sampleRate > 0;
-  if (isDecidingPerRequest) startRequestTracing();
+  const isolate = startRequestIsolation(serverReportingSettings.tracesSampleRate);
   provideAppServer({
     tunnelPath: TUNNEL_PATH,
     handleTunnel: async (request) => {
@@ -42,12 +53,7 @@ export function startAppServer(): void {
       }
     },
     policyFor,
-    // Without a client (no DSN, no Spotlight) there is nothing to report, and no scopes to keep.
-    isolate: isDecidingPerRequest
-      ? (headers, work) => withRequestScopes(() => traceIfSampled(headers, sampleRate, work))
-      : getClient() === undefined
-        ? (_headers, work) => work()
-        : (_headers, work) => withRequestScopes(work),
+    isolate,
     spoolProblem: () => tunnel.spoolProblem(),
     // Without a client (no DSN, no Spotlight) there is nothing to flush.
     shutDown: (timeoutMs) =>
