@@ -9,6 +9,7 @@ import {
 } from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
 import { startRequestScopes, withRequestScopes } from '@/lib/observability/request-scopes';
+import { traceIfSampled } from '@/lib/observability/request-tracing';
 import { currentScopes, isRequestDecided, requestClientAddress, runWithClientAddress } from '@/lib/server/seam.mjs';
 
 const events: Event[] = [];
@@ -76,6 +77,30 @@ describe('scopes for each request, forked when read', () => {
         Sentry.getCurrentScope();
       });
       expect(clone).toHaveBeenCalledTimes(2);
+    } finally {
+      clone.mockRestore();
+    }
+  });
+
+  it('decides a traced request as it arrives without forking its scopes, which start in the decided trace when read', async () => {
+    const client = Sentry.getClient();
+    const callerTrace = '0123456789abcdef0123456789abcdef';
+    const unsampled = { 'sentry-trace': `${callerTrace}-0123456789abcdef-0` };
+    const asDecidedRequest = <T>(work: () => T) =>
+      runWithClientAddress('127.0.0.1', () => traceIfSampled(unsampled, 0.1, client, work));
+    const clone = vi.spyOn(Sentry.Scope.prototype, 'clone');
+    try {
+      await asDecidedRequest(async () => {
+        await tick();
+      });
+      expect(clone).not.toHaveBeenCalled();
+
+      const propagation = await asDecidedRequest(async () => {
+        await tick();
+        return Sentry.getCurrentScope().getPropagationContext();
+      });
+      expect(propagation).toMatchObject({ traceId: callerTrace, parentSpanId: '0123456789abcdef', sampled: false });
+      expect(clone).toHaveBeenCalledTimes(1);
     } finally {
       clone.mockRestore();
     }

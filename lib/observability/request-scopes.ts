@@ -4,6 +4,7 @@ import {
   getDefaultCurrentScope,
   getDefaultIsolationScope,
   isContinuingTrace,
+  type PropagationContext,
   type Scope,
   setAsyncContextStrategy,
 } from '@sentry/core';
@@ -20,13 +21,15 @@ function scopesNow(): Readonly<ScopePair> {
 }
 
 /**
- * A fork of `parent`'s current scope for a unit of work of its own, in a trace of its own. A fork
- * may now happen inside Next's render, where Next counts `Math.random()` as I/O under
- * `cacheComponents`, which next.config.ts leaves off.
+ * A fork of `parent`'s current scope for a unit of work of its own, in `trace` when one was decided
+ * for it, else in a trace of its own. A fork may now happen inside Next's render, where Next counts
+ * `Math.random()` as I/O under `cacheComponents`, which next.config.ts leaves off.
  */
-function forkScope(parent: Scope): Scope {
+function forkScope(parent: Scope, trace?: PropagationContext): Scope {
   const scope = parent.clone();
-  if (!isContinuingTrace(scope.getPropagationContext())) {
+  if (trace !== undefined) {
+    scope.setPropagationContext(trace);
+  } else if (!isContinuingTrace(scope.getPropagationContext())) {
     scope.setPropagationContext({ traceId: generateTraceId(), sampleRand: Math.random() });
   }
   return scope;
@@ -43,15 +46,17 @@ function forkScope(parent: Scope): Scope {
  */
 class ScopesForkedOnRead implements ScopePair {
   readonly #parent: Readonly<ScopePair>;
+  readonly #trace: PropagationContext | undefined;
   #scope: Scope | undefined;
   #isolationScope: Scope | undefined;
 
-  constructor(parent: Readonly<ScopePair>) {
+  constructor(parent: Readonly<ScopePair>, trace: PropagationContext | undefined) {
     this.#parent = parent;
+    this.#trace = trace;
   }
 
   get scope(): Scope {
-    this.#scope ??= forkScope(this.#parent.scope);
+    this.#scope ??= forkScope(this.#parent.scope, this.#trace);
     return this.#scope;
   }
 
@@ -63,11 +68,12 @@ class ScopesForkedOnRead implements ScopePair {
 
 /**
  * Runs one request's work with scopes of its own, as the SDK's `withIsolationScope` would, but
- * forked only when read (ScopesForkedOnRead). Only with startRequestScopes()'s strategy in place:
- * the SDK's own would not look for them.
+ * forked only when read (ScopesForkedOnRead), its current scope in `trace` when the request's trace
+ * was decided as it arrived (lib/observability/request-tracing.ts). Only with
+ * startRequestScopes()'s strategy in place: the SDK's own would not look for them.
  */
-export function withRequestScopes<T>(work: () => T): T {
-  return runWithScopes(new ScopesForkedOnRead(scopesNow()), work);
+export function withRequestScopes<T>(work: () => T, trace?: PropagationContext): T {
+  return runWithScopes(new ScopesForkedOnRead(scopesNow(), trace), work);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import { type BaseTransportOptions, createTransport } from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
-import { isSampledRequest, startRequestTracing, traceIfSampled } from '@/lib/observability/request-tracing';
+import { decideRequestTrace, startRequestTracing, traceIfSampled } from '@/lib/observability/request-tracing';
 import { runWithClientAddress } from '@/lib/server/seam.mjs';
 
 // The decision made as a request arrives must be the one the SDK makes later, when Next opens the
@@ -77,17 +77,20 @@ describe("the decision as a request arrives, against the SDK's as Next opens the
       { 'sentry-trace': sentryTrace(''), baggage: baggage('sentry-sample_rand=0.5') },
     ],
   ])('agrees when %s', (_, headers) => {
-    const decided = Sentry.withIsolationScope(() => isSampledRequest(headers, RATE));
-    expect(decided).toBe(sdkRecords(headers));
+    expect(decideRequestTrace(headers, RATE, Sentry.getClient()).isSampled).toBe(sdkRecords(headers));
   });
 
-  it('agrees for fresh traces, whose random number the isolation scope drew', () => {
+  it('agrees for fresh traces, whose random number was drawn for the request', () => {
     const decisions = Array.from({ length: 200 }, () =>
       Sentry.withIsolationScope(() => {
-        // The SDK's answer first, in a copy of the scope with the same random number: ours marks
-        // an unsampled request's scope so, and the SDK would then follow it.
-        const recorded = Sentry.withScope(recordsRootSpan);
-        return [isSampledRequest({}, RATE), recorded];
+        const { isSampled, propagation } = decideRequestTrace({}, RATE, Sentry.getClient());
+        // The SDK's answer in a scope of the same fresh trace, without our decision in it, which
+        // the SDK would otherwise follow.
+        Sentry.getCurrentScope().setPropagationContext({
+          traceId: propagation.traceId,
+          sampleRand: propagation.sampleRand,
+        });
+        return [isSampled, recordsRootSpan()];
       }),
     );
     for (const [decided, recorded] of decisions) expect(decided).toBe(recorded);
@@ -103,7 +106,7 @@ describe("the decision as a request arrives, against the SDK's as Next opens the
     ],
   ])('decides by a number drawn for the trace, as the SDK does, when %s', (_, headers) => {
     // The SDK draws a number of its own there too: each answer occurs, at the rate.
-    const decided = Array.from({ length: 200 }, () => Sentry.withIsolationScope(() => isSampledRequest(headers, RATE)));
+    const decided = Array.from({ length: 200 }, () => decideRequestTrace(headers, RATE, Sentry.getClient()).isSampled);
     const recorded = Array.from({ length: 200 }, () => sdkRecords(headers));
     expect(new Set(decided)).toEqual(new Set([true, false]));
     expect(new Set(recorded)).toEqual(new Set([true, false]));
@@ -116,7 +119,7 @@ describe("Next's spans, per request", () => {
     startRequestTracing();
     const nextTraces = (headers: Record<string, string>) =>
       runWithClientAddress('127.0.0.1', () =>
-        Sentry.withIsolationScope(() => traceIfSampled(headers, RATE, () => nextTracer().isOpenTelemetryEnabled())),
+        traceIfSampled(headers, RATE, Sentry.getClient(), () => nextTracer().isOpenTelemetryEnabled()),
       );
     expect(nextTraces({ 'sentry-trace': sentryTrace('-1') })).toBe(true);
     expect(nextTraces({ 'sentry-trace': sentryTrace('-0') })).toBe(false);

@@ -1,69 +1,86 @@
 import type { Client } from '@sentry/core';
-import { getCurrentScope, withIsolationScope } from '@sentry/nextjs';
-import { isSampledRequest } from '@/lib/observability/request-tracing';
+import { decideRequestTrace } from '@/lib/observability/request-tracing';
 
 const traceId = '0123456789abcdef0123456789abcdef';
 const sentryTrace = (flag: string) => `${traceId}-0123456789abcdef${flag}`;
 
-describe('isSampledRequest', () => {
+/** A fresh trace's random number, as `Math.random()` would draw it. */
+function drawing<T>(sampleRand: number, work: () => T): T {
+  const random = vi.spyOn(Math, 'random').mockReturnValue(sampleRand);
+  try {
+    return work();
+  } finally {
+    random.mockRestore();
+  }
+}
+
+describe('decideRequestTrace', () => {
   it("follows the caller's decision when the request continues a sampled or unsampled trace", () => {
-    withIsolationScope(() => expect(isSampledRequest({ 'sentry-trace': sentryTrace('-1') }, 0)).toBe(true));
-    withIsolationScope(() => expect(isSampledRequest({ 'sentry-trace': sentryTrace('-0') }, 1)).toBe(false));
+    expect(decideRequestTrace({ 'sentry-trace': sentryTrace('-1') }, 0, undefined).isSampled).toBe(true);
+    expect(decideRequestTrace({ 'sentry-trace': sentryTrace('-0') }, 1, undefined).isSampled).toBe(false);
   });
 
   it("decides by the trace's random number against the rate when nobody decided before", () => {
     const baggage = (rand: number) => `sentry-trace_id=${traceId},sentry-sample_rand=${rand}`;
-    withIsolationScope(() =>
-      expect(isSampledRequest({ 'sentry-trace': sentryTrace(''), baggage: baggage(0.05) }, 0.1)).toBe(true),
-    );
-    withIsolationScope(() =>
-      expect(isSampledRequest({ 'sentry-trace': sentryTrace(''), baggage: baggage(0.5) }, 0.1)).toBe(false),
-    );
-    withIsolationScope(() => {
-      getCurrentScope().setPropagationContext({ traceId, sampleRand: 0.09 });
-      expect(isSampledRequest({}, 0.1)).toBe(true);
+    expect(
+      decideRequestTrace({ 'sentry-trace': sentryTrace(''), baggage: baggage(0.05) }, 0.1, undefined).isSampled,
+    ).toBe(true);
+    expect(
+      decideRequestTrace({ 'sentry-trace': sentryTrace(''), baggage: baggage(0.5) }, 0.1, undefined).isSampled,
+    ).toBe(false);
+    expect(drawing(0.09, () => decideRequestTrace({}, 0.1, undefined))).toMatchObject({
+      isSampled: true,
+      propagation: { sampleRand: 0.09, sampled: true },
     });
-    withIsolationScope(() => {
-      getCurrentScope().setPropagationContext({ traceId, sampleRand: 0.1 });
-      expect(isSampledRequest({}, 0.1)).toBe(false);
+    expect(drawing(0.1, () => decideRequestTrace({}, 0.1, undefined))).toMatchObject({
+      isSampled: false,
+      propagation: { sampleRand: 0.1, sampled: false },
     });
   });
 
   it("follows the decision the caller's baggage carries when its sentry-trace header has none, as the SDK does", () => {
     const baggage = (sampled: boolean, rand: number) =>
       `sentry-trace_id=${traceId},sentry-sampled=${sampled},sentry-sample_rand=${rand}`;
-    withIsolationScope(() =>
-      expect(isSampledRequest({ 'sentry-trace': sentryTrace(''), baggage: baggage(true, 0.5) }, 0.1)).toBe(true),
+    expect(
+      decideRequestTrace({ 'sentry-trace': sentryTrace(''), baggage: baggage(true, 0.5) }, 0.1, undefined).isSampled,
+    ).toBe(true);
+    const unsampled = decideRequestTrace(
+      { 'sentry-trace': sentryTrace(''), baggage: baggage(false, 0.05) },
+      0.1,
+      undefined,
     );
-    withIsolationScope(() => {
-      expect(isSampledRequest({ 'sentry-trace': sentryTrace(''), baggage: baggage(false, 0.05) }, 0.1)).toBe(false);
-      expect(getCurrentScope().getPropagationContext()).toMatchObject({ traceId, sampled: false });
-    });
+    expect(unsampled).toMatchObject({ isSampled: false, propagation: { traceId, sampled: false } });
   });
 
-  it("marks an unsampled request's scope unsampled, keeping the caller's trace id, so the page tells the browser so", () => {
-    withIsolationScope(() => {
-      isSampledRequest({ 'sentry-trace': sentryTrace('-0') }, 1);
-      expect(getCurrentScope().getPropagationContext()).toMatchObject({ traceId, sampled: false });
+  it("marks an unsampled request's trace unsampled, keeping the caller's trace id, so the page tells the browser so", () => {
+    expect(decideRequestTrace({ 'sentry-trace': sentryTrace('-0') }, 1, undefined).propagation).toMatchObject({
+      traceId,
+      sampled: false,
     });
-    withIsolationScope(() => {
-      getCurrentScope().setPropagationContext({ traceId, sampleRand: 0.7 });
-      isSampledRequest({}, 0.1);
-      expect(getCurrentScope().getPropagationContext()).toMatchObject({ traceId, sampled: false });
-    });
+    const fresh = drawing(0.7, () => decideRequestTrace({}, 0.1, undefined)).propagation;
+    expect(fresh).toMatchObject({ sampleRand: 0.7, sampled: false });
+    expect(fresh.traceId).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('draws a trace of its own for each request that continues none', () => {
+    const traceIds = new Set(
+      Array.from({ length: 20 }, () => decideRequestTrace({}, 0.1, undefined).propagation.traceId),
+    );
+    expect(traceIds.size).toBe(20);
   });
 
   it("decides a continued trace without a decision or a valid random number by one drawn for it, and keeps the caller's trace", () => {
     for (const baggage of [undefined, `sentry-trace_id=${traceId},sentry-sample_rand=abc`]) {
-      const decisions = Array.from({ length: 200 }, () =>
-        withIsolationScope(() => {
-          const isSampled = isSampledRequest({ 'sentry-trace': sentryTrace(''), ...(baggage ? { baggage } : {}) }, 0.1);
-          const propagation = getCurrentScope().getPropagationContext();
-          expect(propagation).toMatchObject({ traceId, parentSpanId: '0123456789abcdef', sampled: isSampled });
-          expect(isSampled).toBe(propagation.sampleRand < 0.1);
-          return isSampled;
-        }),
-      );
+      const decisions = Array.from({ length: 200 }, () => {
+        const { isSampled, propagation } = decideRequestTrace(
+          { 'sentry-trace': sentryTrace(''), ...(baggage ? { baggage } : {}) },
+          0.1,
+          undefined,
+        );
+        expect(propagation).toMatchObject({ traceId, parentSpanId: '0123456789abcdef', sampled: isSampled });
+        expect(isSampled).toBe(propagation.sampleRand < 0.1);
+        return isSampled;
+      });
       // At a rate of 0.1, not every one: the rate applies.
       expect(decisions.filter(Boolean).length).toBeLessThan(60);
     }
@@ -76,19 +93,11 @@ describe('isSampledRequest', () => {
       'sentry-trace': sentryTrace('-1'),
       baggage: `sentry-trace_id=${traceId},sentry-org_id=2,sentry-sample_rand=0.01`,
     };
-    withIsolationScope(() => {
-      getCurrentScope().setClient(ourOrganization);
-      getCurrentScope().setPropagationContext({ traceId: 'fedcba9876543210fedcba9876543210', sampleRand: 0.99 });
-      expect(isSampledRequest(foreignSampled, 0.1)).toBe(false);
-      expect(getCurrentScope().getPropagationContext()).toMatchObject({
-        traceId: 'fedcba9876543210fedcba9876543210',
-        sampled: false,
-      });
-    });
-    withIsolationScope(() => {
-      getCurrentScope().setClient(ourOrganization);
-      const ourSampled = { ...foreignSampled, baggage: foreignSampled.baggage.replace('org_id=2', 'org_id=1') };
-      expect(isSampledRequest(ourSampled, 0.1)).toBe(true);
-    });
+    const foreign = drawing(0.99, () => decideRequestTrace(foreignSampled, 0.1, ourOrganization));
+    expect(foreign.isSampled).toBe(false);
+    expect(foreign.propagation.traceId).not.toBe(traceId);
+    expect(foreign.propagation.parentSpanId).toBeUndefined();
+    const ourSampled = { ...foreignSampled, baggage: foreignSampled.baggage.replace('org_id=2', 'org_id=1') };
+    expect(decideRequestTrace(ourSampled, 0.1, ourOrganization).isSampled).toBe(true);
   });
 });

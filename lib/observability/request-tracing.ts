@@ -2,13 +2,15 @@ import 'server-only';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import {
+  type Client,
   type DynamicSamplingContext,
-  getClient,
-  getCurrentScope,
+  generateTraceId,
+  type PropagationContext,
   propagationContextFromHeaders,
   shouldContinueTrace,
 } from '@sentry/core';
 import { gateNextTracing } from '@/lib/framework-internals.mjs';
+import { withRequestScopes } from '@/lib/observability/request-scopes';
 import { isRequestTraced, runTraced } from '@/lib/server/seam.mjs';
 
 /** The first value of a header a client may have sent more than once. */
@@ -19,7 +21,7 @@ export function firstHeaderValue(value: string | string[] | undefined): string |
 /**
  * With tracing on, Next opens its spans only for requests whose trace is sampled. Decided when Next
  * opens the request's root span, an unsampled request would already have paid for its contexts:
- * so the decision is made once, as the request arrives, before Next runs (isSampledRequest), and
+ * so the decision is made once, as the request arrives, before Next runs (decideRequestTrace), and
  * the server's sampler follows it (lib/observability/server-tracing.ts).
  */
 export function startRequestTracing(): void {
@@ -33,35 +35,50 @@ function decisionInBaggage(dsc: Partial<DynamicSamplingContext> | undefined): bo
   return dsc?.sampled === 'true' ? true : dsc?.sampled === 'false' ? false : undefined;
 }
 
+/** A request's trace as decided when it arrives: whether it is sampled, and the trace it was decided for. */
+type RequestTrace = { isSampled: boolean; propagation: PropagationContext };
+
 /**
  * Whether this request's trace is sampled, decided as Sentry's SDKs decide (the trace's random number
  * against the caller's decision, from `sentry-trace` or else its baggage, as a rate of 1 or 0, or
- * else against the rate), from what the request continues or from the fresh trace the isolation
- * scope began. The random number is the caller's when it sent a valid one, else one drawn for the
- * trace. The scope keeps the decision and the trace it was made for: the server's root span starts
- * in that trace (lib/observability/server-tracing.ts), and an unsampled request's page tells the
- * browser not to sample it either. A trace the SDK would not continue (another organization's) is
- * not continued. Call it inside the request's isolation scope.
+ * else against the rate), from what the request continues or from a fresh trace drawn for it. The
+ * random number is the caller's when it sent a valid one, else one drawn for the trace. A trace the
+ * SDK would not continue (another organization's) is not continued. The propagation context keeps
+ * the decision and the trace it was made for: the request's scope starts with it when it is first
+ * read (withRequestScopes), the server's root span starts in that trace
+ * (lib/observability/server-tracing.ts), and an unsampled request's page tells the browser not to
+ * sample it either. Reads no scope: a request nothing reads the scope of, such as an unsampled
+ * static page, forks none.
  */
-export function isSampledRequest(headers: IncomingHttpHeaders, sampleRate: number): boolean {
-  const scope = getCurrentScope();
+export function decideRequestTrace(
+  headers: IncomingHttpHeaders,
+  sampleRate: number,
+  client: Client | undefined,
+): RequestTrace {
   const sentryTrace = firstHeaderValue(headers['sentry-trace']);
   const baggage = firstHeaderValue(headers.baggage);
   // Draws the trace's random number when the caller sent none (or one that is not a number).
   const incoming = sentryTrace ? propagationContextFromHeaders(sentryTrace, baggage) : undefined;
-  const client = getClient();
   const continued =
     incoming?.parentSpanId !== undefined && (client === undefined || shouldContinueTrace(client, incoming.dsc?.org_id))
       ? incoming
       : undefined;
   const callerDecision = continued?.sampled ?? decisionInBaggage(continued?.dsc);
-  const propagation = continued ?? scope.getPropagationContext();
+  const propagation = continued ?? { traceId: generateTraceId(), sampleRand: Math.random() };
   const isSampled = propagation.sampleRand < (callerDecision === undefined ? sampleRate : Number(callerDecision));
-  scope.setPropagationContext({ ...propagation, sampled: isSampled });
-  return isSampled;
+  return { isSampled, propagation: { ...propagation, sampled: isSampled } };
 }
 
-/** Runs a request's work traced when its trace is sampled, else as an untraced one. */
-export function traceIfSampled<T>(headers: IncomingHttpHeaders, sampleRate: number, work: () => T): T {
-  return isSampledRequest(headers, sampleRate) ? runTraced(work) : work();
+/**
+ * Runs a request's work in scopes of its own (withRequestScopes) that start in the trace decided for
+ * it, traced when that trace is sampled, else as an untraced one.
+ */
+export function traceIfSampled<T>(
+  headers: IncomingHttpHeaders,
+  sampleRate: number,
+  client: Client | undefined,
+  work: () => T,
+): T {
+  const { isSampled, propagation } = decideRequestTrace(headers, sampleRate, client);
+  return withRequestScopes(isSampled ? () => runTraced(work) : work, propagation);
 }

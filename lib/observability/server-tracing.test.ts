@@ -3,15 +3,9 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import Module from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { context, propagation, trace } from '@opentelemetry/api';
-import {
-  type BaseTransportOptions,
-  type Client,
-  createTransport,
-  type Event,
-  parseEnvelope,
-  withIsolationScope,
-} from '@sentry/core';
+import { type BaseTransportOptions, type Client, createTransport, type Event, parseEnvelope } from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
+import { startRequestScopes } from '@/lib/observability/request-scopes';
 import { traceIfSampled } from '@/lib/observability/request-tracing';
 import { startServerTracing } from '@/lib/observability/server-tracing';
 import { runWithClientAddress } from '@/lib/server/seam.mjs';
@@ -46,6 +40,8 @@ beforeAll(async () => {
         return {};
       }),
   });
+  // As the server keeps each request's scopes (lib/server/app-server.ts).
+  startRequestScopes();
   startServerTracing(Sentry.getClient() as Client, 1);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -62,19 +58,17 @@ afterAll(async () => {
 /** A request as server.mjs hands it over, sampled, whose handling opens a root span and fetches. */
 function tracedRequest(headers: IncomingHttpHeaders): Promise<void> {
   return runWithClientAddress('127.0.0.1', () =>
-    withIsolationScope(() =>
-      traceIfSampled(headers, 1, () => {
-        Sentry.setTag('request.kind', 'traced');
-        const tracer = trace.getTracer('next.js');
-        const caller = propagation.extract(context.active(), headers);
-        return context.with(caller, () =>
-          tracer.startActiveSpan('GET /status', async (root) => {
-            await (await fetch(url)).text();
-            root.end();
-          }),
-        );
-      }),
-    ),
+    traceIfSampled(headers, 1, Sentry.getClient(), () => {
+      Sentry.setTag('request.kind', 'traced');
+      const tracer = trace.getTracer('next.js');
+      const caller = propagation.extract(context.active(), headers);
+      return context.with(caller, () =>
+        tracer.startActiveSpan('GET /status', async (root) => {
+          await (await fetch(url)).text();
+          root.end();
+        }),
+      );
+    }),
   );
 }
 

@@ -8,9 +8,16 @@ import {
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
-import { type BaseTransportOptions, createTransport, getCurrentScope, withIsolationScope } from '@sentry/core';
+import {
+  type BaseTransportOptions,
+  createTransport,
+  getClient,
+  getCurrentScope,
+  withIsolationScope,
+} from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
-import { isSampledRequest } from '@/lib/observability/request-tracing';
+import { startRequestScopes } from '@/lib/observability/request-scopes';
+import { traceIfSampled } from '@/lib/observability/request-tracing';
 import { requestTraceIds, scopeTracePropagator } from '@/lib/observability/span-propagation';
 import { runWithClientAddress } from '@/lib/server/seam.mjs';
 
@@ -28,6 +35,8 @@ beforeAll(() => {
     enableRuntimeChannelInjection: false,
     transport: (options: BaseTransportOptions) => createTransport(options, async () => ({})),
   });
+  // As the server keeps each request's scopes (lib/server/app-server.ts).
+  startRequestScopes();
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 });
 afterAll(async () => {
@@ -40,6 +49,11 @@ function asServerMjsHandsItOver<T>(work: () => T): T {
   return runWithClientAddress('127.0.0.1', () => withIsolationScope(work));
 }
 
+/** Runs `work` as server.mjs runs a request with `headers`, its trace decided as it arrived. */
+function asDecidedRequest<T>(headers: Record<string, string>, sampleRate: number, work: () => T): T {
+  return runWithClientAddress('127.0.0.1', () => traceIfSampled(headers, sampleRate, getClient(), work));
+}
+
 function injected(activeContext = context.active()): Record<string, string> {
   const carrier: Record<string, string> = {};
   scopeTracePropagator(0.1).inject(activeContext, carrier, defaultTextMapSetter);
@@ -48,8 +62,7 @@ function injected(activeContext = context.active()): Record<string, string> {
 
 describe('scopeTracePropagator', () => {
   it("continues the caller's span that the request's scope continues, with the caller's decision", () =>
-    asServerMjsHandsItOver(() => {
-      isSampledRequest({ 'sentry-trace': `${callerTraceId}-${callerSpanId}-1` }, 0.1);
+    asDecidedRequest({ 'sentry-trace': `${callerTraceId}-${callerSpanId}-1` }, 0.1, () => {
       const parent = trace.getSpanContext(scopeTracePropagator(0.1).extract(ROOT_CONTEXT, {}, defaultTextMapGetter));
       expect(parent).toEqual({
         traceId: callerTraceId,
@@ -61,7 +74,7 @@ describe('scopeTracePropagator', () => {
 
   it('reads the decision from the scope, not from headers a second time', () =>
     asServerMjsHandsItOver(() => {
-      // A trace the SDK would not continue is not continued here either (isSampledRequest).
+      // A request that continued no trace as it arrived continues none here either (decideRequestTrace).
       const carrier = { 'sentry-trace': `${callerTraceId}-${callerSpanId}-1` };
       expect(trace.getSpanContext(scopeTracePropagator(0.1).extract(ROOT_CONTEXT, carrier, defaultTextMapGetter))).toBe(
         undefined,
@@ -81,20 +94,19 @@ describe('scopeTracePropagator', () => {
       });
     }));
 
-  it("tells the browser not to sample an unsampled request's page, in the caller's trace", () =>
-    withIsolationScope(() => {
-      const callerBaggage = `sentry-trace_id=${callerTraceId},sentry-public_key=caller,sentry-sampled=false`;
-      isSampledRequest({ 'sentry-trace': `${callerTraceId}-${callerSpanId}-0`, baggage: callerBaggage }, 1);
+  it("tells the browser not to sample an unsampled request's page, in the caller's trace", () => {
+    const callerBaggage = `sentry-trace_id=${callerTraceId},sentry-public_key=caller,sentry-sampled=false`;
+    asDecidedRequest({ 'sentry-trace': `${callerTraceId}-${callerSpanId}-0`, baggage: callerBaggage }, 1, () => {
       const headers = injected();
       expect(headers['sentry-trace']).toMatch(new RegExp(`^${callerTraceId}-[0-9a-f]{16}-0$`));
       // The head's sampling context, passed on as it came.
       expect(headers.baggage).toContain('sentry-public_key=caller');
       expect(headers.baggage).toContain('sentry-sampled=false');
-    }));
+    });
+  });
 
   it('describes a trace this server began as its head: the project, environment, release and random number', () =>
-    withIsolationScope(() => {
-      isSampledRequest({}, 0);
+    asDecidedRequest({}, 0, () => {
       const { sampleRand } = getCurrentScope().getPropagationContext();
       const { baggage } = injected();
       for (const entry of ['sentry-public_key=key', 'sentry-environment=test', 'sentry-release=r1']) {
@@ -104,8 +116,7 @@ describe('scopeTracePropagator', () => {
     }));
 
   it("names the active span, sampled, for a sampled request's page", () =>
-    asServerMjsHandsItOver(() => {
-      isSampledRequest({}, 1);
+    asDecidedRequest({}, 1, () => {
       const tracer = new BasicTracerProvider({ idGenerator: requestTraceIds }).getTracer('test');
       const span = tracer.startSpan('GET /status');
       const { traceId, spanId } = span.spanContext();

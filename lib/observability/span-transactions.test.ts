@@ -8,11 +8,11 @@ import {
   type Envelope,
   type Event,
   parseEnvelope,
-  withIsolationScope,
 } from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
 import { LocalTraces } from '@/lib/observability/local-traces';
-import { isSampledRequest } from '@/lib/observability/request-tracing';
+import { startRequestScopes } from '@/lib/observability/request-scopes';
+import { traceIfSampled } from '@/lib/observability/request-tracing';
 import { sharedSentryOptions } from '@/lib/observability/sentry-options';
 import { scopeTracePropagator } from '@/lib/observability/span-propagation';
 import { sendAsTransactions } from '@/lib/observability/span-transactions';
@@ -42,6 +42,8 @@ beforeAll(() => {
       }),
   });
   client = Sentry.getClient() as Client;
+  // As the server keeps each request's scopes (lib/server/app-server.ts).
+  startRequestScopes();
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 });
 afterAll(async () => {
@@ -57,16 +59,14 @@ async function traceRequest(name: string, status: number) {
   const tracer = new BasicTracerProvider({
     spanProcessors: [new LocalTraces(sendAsTransactions(client, 1))],
   }).getTracer('next.js');
-  // As server.mjs hands a request over: in a request context, in an isolation scope of its own.
+  // As server.mjs hands a request over: in a request context, in scopes of its own, in the trace
+  // decided for it as it arrived.
+  const headers = {
+    'sentry-trace': '0123456789abcdef0123456789abcdef-0123456789abcdef-1',
+    baggage: 'sentry-trace_id=0123456789abcdef0123456789abcdef,sentry-public_key=caller,sentry-sampled=true',
+  };
   runWithClientAddress('127.0.0.1', () =>
-    withIsolationScope(() => {
-      isSampledRequest(
-        {
-          'sentry-trace': '0123456789abcdef0123456789abcdef-0123456789abcdef-1',
-          baggage: 'sentry-trace_id=0123456789abcdef0123456789abcdef,sentry-public_key=caller,sentry-sampled=true',
-        },
-        1,
-      );
+    traceIfSampled(headers, 1, client, () => {
       // As Next opens a request's root span: in the context its propagator extracts.
       const caller = scopeTracePropagator(0.1).extract(context.active(), {}, defaultTextMapGetter);
       context.with(caller, () =>

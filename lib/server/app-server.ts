@@ -24,11 +24,12 @@ function isDoneWithin(work: Promise<boolean>, timeoutMs: number): Promise<boolea
  */
 function startRequestIsolation(sampleRate: number): AppServer['isolate'] {
   // Without a client (no DSN, no Spotlight) there is nothing to report, and no scopes to keep.
-  if (getClient() === undefined) return (_headers, work) => work();
+  const client = getClient();
+  if (client === undefined) return (_headers, work) => work();
   startRequestScopes();
   if (!isProduction || sampleRate <= 0) return (_headers, work) => withRequestScopes(work);
   startRequestTracing();
-  return (headers, work) => withRequestScopes(() => traceIfSampled(headers, sampleRate, work));
+  return (headers, work) => traceIfSampled(headers, sampleRate, client, work);
 }
 
 /**
