@@ -179,7 +179,7 @@ const server = createServer(
       }
       setContentSecurityPolicy(request, response);
       // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
-      // events, and with tracing its trace is decided there, once (lib/observability/request-tracing.ts).
+      // events, and with tracing its trace is decided as it arrives, once (lib/observability/request-tracing.ts).
       void app.isolate(request.headers, () => handle(request, response));
     }),
 );

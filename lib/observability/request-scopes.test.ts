@@ -3,6 +3,7 @@ import {
   createTransport,
   type Event,
   getAsyncContextStrategy,
+  getDefaultCurrentScope,
   getDefaultIsolationScope,
   getMainCarrier,
   waitForTracingChannelBinding,
@@ -88,12 +89,15 @@ describe('scopes for each request, forked when read', () => {
     const unsampled = { 'sentry-trace': `${callerTrace}-0123456789abcdef-0` };
     const asDecidedRequest = <T>(work: () => T) =>
       runWithClientAddress('127.0.0.1', () => traceIfSampled(unsampled, 0.1, client, work));
+    const processTrace = { ...getDefaultCurrentScope().getPropagationContext() };
     const clone = vi.spyOn(Sentry.Scope.prototype, 'clone');
     try {
       await asDecidedRequest(async () => {
         await tick();
       });
       expect(clone).not.toHaveBeenCalled();
+      // Nor was the decision written where every request would read it.
+      expect(getDefaultCurrentScope().getPropagationContext()).toEqual(processTrace);
 
       const propagation = await asDecidedRequest(async () => {
         await tick();

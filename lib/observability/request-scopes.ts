@@ -37,8 +37,7 @@ function forkScope(parent: Scope, trace?: PropagationContext): Scope {
 
 /**
  * A request's scopes, each forked from the scopes the request began in the first time anything
- * reads it. Most requests never do (a page that renders, an asset): they pay no clone, and no
- * trace id drawn for nothing. Whatever a request sets lands on its own forks, never on another's.
+ * reads it. Most requests never do (a page that renders, an asset): they pay no clone. Whatever a request sets lands on its own forks, never on another's.
  * A fork copies the process's scopes as they are when it is made, not as the request arrived: data
  * set on the process's scopes meanwhile (outside any request) reaches the request too. Anything
  * that reads a scope forks it, `getClient()` and `addBreadcrumb` included. The memo is per request,

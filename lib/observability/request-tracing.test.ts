@@ -5,7 +5,7 @@ const traceId = '0123456789abcdef0123456789abcdef';
 const sentryTrace = (flag: string) => `${traceId}-0123456789abcdef${flag}`;
 
 /** A fresh trace's random number, as `Math.random()` would draw it. */
-function drawing<T>(sampleRand: number, work: () => T): T {
+function withRandomDrawn<T>(sampleRand: number, work: () => T): T {
   const random = vi.spyOn(Math, 'random').mockReturnValue(sampleRand);
   try {
     return work();
@@ -28,11 +28,11 @@ describe('decideRequestTrace', () => {
     expect(
       decideRequestTrace({ 'sentry-trace': sentryTrace(''), baggage: baggage(0.5) }, 0.1, undefined).isSampled,
     ).toBe(false);
-    expect(drawing(0.09, () => decideRequestTrace({}, 0.1, undefined))).toMatchObject({
+    expect(withRandomDrawn(0.09, () => decideRequestTrace({}, 0.1, undefined))).toMatchObject({
       isSampled: true,
       propagation: { sampleRand: 0.09, sampled: true },
     });
-    expect(drawing(0.1, () => decideRequestTrace({}, 0.1, undefined))).toMatchObject({
+    expect(withRandomDrawn(0.1, () => decideRequestTrace({}, 0.1, undefined))).toMatchObject({
       isSampled: false,
       propagation: { sampleRand: 0.1, sampled: false },
     });
@@ -57,7 +57,7 @@ describe('decideRequestTrace', () => {
       traceId,
       sampled: false,
     });
-    const fresh = drawing(0.7, () => decideRequestTrace({}, 0.1, undefined)).propagation;
+    const fresh = withRandomDrawn(0.7, () => decideRequestTrace({}, 0.1, undefined)).propagation;
     expect(fresh).toMatchObject({ sampleRand: 0.7, sampled: false });
     expect(fresh.traceId).toMatch(/^[0-9a-f]{32}$/);
   });
@@ -93,7 +93,7 @@ describe('decideRequestTrace', () => {
       'sentry-trace': sentryTrace('-1'),
       baggage: `sentry-trace_id=${traceId},sentry-org_id=2,sentry-sample_rand=0.01`,
     };
-    const foreign = drawing(0.99, () => decideRequestTrace(foreignSampled, 0.1, ourOrganization));
+    const foreign = withRandomDrawn(0.99, () => decideRequestTrace(foreignSampled, 0.1, ourOrganization));
     expect(foreign.isSampled).toBe(false);
     expect(foreign.propagation.traceId).not.toBe(traceId);
     expect(foreign.propagation.parentSpanId).toBeUndefined();

@@ -71,7 +71,8 @@ export function decideRequestTrace(
 
 /**
  * Runs a request's work in scopes of its own (withRequestScopes) that start in the trace decided for
- * it, traced when that trace is sampled, else as an untraced one.
+ * it, traced when that trace is sampled, else as an untraced one. Only with startRequestScopes()'s
+ * strategy in place: without it the SDK reads scopes of its own, and the decided trace reaches none.
  */
 export function traceIfSampled<T>(
   headers: IncomingHttpHeaders,

@@ -44,11 +44,6 @@ afterAll(async () => {
   context.disable();
 });
 
-/** Runs `work` in a request context and an isolation scope of its own, as server.mjs runs a request. */
-function asServerMjsHandsItOver<T>(work: () => T): T {
-  return runWithClientAddress('127.0.0.1', () => withIsolationScope(work));
-}
-
 /** Runs `work` as server.mjs runs a request with `headers`, its trace decided as it arrived. */
 function asDecidedRequest<T>(headers: Record<string, string>, sampleRate: number, work: () => T): T {
   return runWithClientAddress('127.0.0.1', () => traceIfSampled(headers, sampleRate, getClient(), work));
@@ -73,7 +68,7 @@ describe('scopeTracePropagator', () => {
     }));
 
   it('reads the decision from the scope, not from headers a second time', () =>
-    asServerMjsHandsItOver(() => {
+    asDecidedRequest({}, 0.1, () => {
       // A request that continued no trace as it arrived continues none here either (decideRequestTrace).
       const carrier = { 'sentry-trace': `${callerTraceId}-${callerSpanId}-1` };
       expect(trace.getSpanContext(scopeTracePropagator(0.1).extract(ROOT_CONTEXT, carrier, defaultTextMapGetter))).toBe(
@@ -130,7 +125,7 @@ describe('scopeTracePropagator', () => {
 
 describe('requestTraceIds', () => {
   it("starts a root span in the trace of the request's scope, whose random number decided it", () =>
-    asServerMjsHandsItOver(() => {
+    asDecidedRequest({}, 1, () => {
       const tracer = new BasicTracerProvider({ idGenerator: requestTraceIds }).getTracer('test');
       const span = tracer.startSpan('GET /');
       expect(span.spanContext().traceId).toBe(getCurrentScope().getPropagationContext().traceId);

@@ -26,7 +26,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * @property {((url: string, method: string, cookie: string | undefined) => PagePolicy) | undefined} policyFor
  *   each production page's CSP, from the build; undefined under `next dev`
  * @property {<T>(headers: import('node:http').IncomingHttpHeaders, work: () => T) => T} isolate runs
- *   one page or route request's work in its own Sentry scope, and decides there, once, whether it is traced
+ *   one page or route request's work in its own Sentry scopes, deciding once, as it arrives, whether it is traced
  * @property {() => string | undefined} spoolProblem why the tunnel's spool cannot keep envelopes now
  * @property {(timeoutMs: number) => Promise<boolean>} shutDown flushes pending events and stops the
  *   spool; false when that did not finish in time
