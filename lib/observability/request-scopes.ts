@@ -20,6 +20,11 @@ function scopesNow(): Readonly<ScopePair> {
   return currentScopes() ?? processScopes();
 }
 
+/** A trace of its own for a unit of work that continues none: a fresh id and random number. */
+export function freshTrace(): PropagationContext {
+  return { traceId: generateTraceId(), sampleRand: Math.random() };
+}
+
 /**
  * A fork of `parent`'s current scope for a unit of work of its own, in `trace` when one was decided
  * for it, else in a trace of its own. A fork may now happen inside Next's render, where Next counts
@@ -30,15 +35,15 @@ function forkScope(parent: Scope, trace?: PropagationContext): Scope {
   if (trace !== undefined) {
     scope.setPropagationContext(trace);
   } else if (!isContinuingTrace(scope.getPropagationContext())) {
-    scope.setPropagationContext({ traceId: generateTraceId(), sampleRand: Math.random() });
+    scope.setPropagationContext(freshTrace());
   }
   return scope;
 }
 
 /**
  * A request's scopes, each forked from the scopes the request began in the first time anything
- * reads it. Most requests never do (a page that renders, an asset): they pay no clone. Whatever a request sets lands on its own forks, never on another's.
- * A fork copies the process's scopes as they are when it is made, not as the request arrived: data
+ * reads it. Most requests never do (a page that renders, an asset): they pay no clone. Whatever a
+ * request sets lands on its own forks, never on another's. A fork copies the process's scopes as they are when it is made, not as the request arrived: data
  * set on the process's scopes meanwhile (outside any request) reaches the request too. Anything
  * that reads a scope forks it, `getClient()` and `addBreadcrumb` included. The memo is per request,
  * so first reads in parallel branches of one request get the same fork.

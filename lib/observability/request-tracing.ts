@@ -4,13 +4,12 @@ import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import {
   type Client,
   type DynamicSamplingContext,
-  generateTraceId,
   type PropagationContext,
   propagationContextFromHeaders,
   shouldContinueTrace,
 } from '@sentry/core';
 import { gateNextTracing } from '@/lib/framework-internals.mjs';
-import { withRequestScopes } from '@/lib/observability/request-scopes';
+import { freshTrace, withRequestScopes } from '@/lib/observability/request-scopes';
 import { isRequestTraced, runTraced } from '@/lib/server/seam.mjs';
 
 /** The first value of a header a client may have sent more than once. */
@@ -64,7 +63,7 @@ export function decideRequestTrace(
       ? incoming
       : undefined;
   const callerDecision = continued?.sampled ?? decisionInBaggage(continued?.dsc);
-  const propagation = continued ?? { traceId: generateTraceId(), sampleRand: Math.random() };
+  const propagation = continued ?? freshTrace();
   const isSampled = propagation.sampleRand < (callerDecision === undefined ? sampleRate : Number(callerDecision));
   return { isSampled, propagation: { ...propagation, sampled: isSampled } };
 }

@@ -32,8 +32,8 @@ function callerOf(header: string | string[] | undefined): {
  * Sentry's trace headers for the OpenTelemetry spans the server records. The request's trace was
  * decided from its headers as it arrived, and its Sentry scope starts in that trace
  * (lib/observability/request-tracing.ts: the caller's trace it continues, or a fresh one, sampled
- * or not), so both directions read the scope, not
- * the headers a second time (only where nothing decided, under `next dev`, the caller's header):
+ * or not), so both directions read the scope, not the headers a second time (only where nothing
+ * decided, under `next dev`, the caller's header):
  * - in, Next's root span continues the caller's span when the scope continues one;
  * - out (Next's trace meta tags, outgoing requests), the active span when there is one, else, for
  *   a request not sampled, the scope: its page tells the browser not to sample it either.
