@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { renderChart } from './chart.mjs';
-import { envelopeFor, load, median, rssOf, summariseRuns, tunnelThroughput } from './measure.mjs';
+import { envelopeFor, load, median, percentile, rssOf, summariseRuns, tunnelThroughput } from './measure.mjs';
 import { startProcess, stopAll, waitForUrl } from './processes.mjs';
 
 const argv = process.argv.slice(2);
@@ -137,7 +137,9 @@ async function warmUp(port) {
 // Every timed response's latency in ms, by server and page: a page's p99 is taken over all its
 // bursts together, not as a median of each short burst's own p99, which would hide a tail that
 // falls into a few bursts.
-const latencies = Object.fromEntries(Object.keys(targets).map((name) => [name, { '/': [], '/status': [] }]));
+const latencies = Object.fromEntries(
+  SERVERS.map((name) => [name, Object.fromEntries(PAGES.map((path) => [path, []]))]),
+);
 
 async function throughput(name, path) {
   const instance = load({ url: `http://127.0.0.1:${targets[name].port}${path}`, duration: BURST_SECONDS });
@@ -350,22 +352,17 @@ try {
 // Medians and ratios.
 const bursts = (name, path) => results.throughput[name][path];
 const perSecond = (name, path) => median(bursts(name, path).map((run) => run.perSecond));
-const p99 = (name, path) => {
-  const sorted = latencies[name][path].toSorted((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)];
-};
+const p99 = (name, path) => percentile(latencies[name][path], 0.99);
 // Each burst against the baseline's of the same cycle: the bursts line up, one per server a cycle.
 const cycleRatios = (name, path) =>
   bursts(name, path).map((run, index) => run.perSecond / bursts('baseline', path)[index].perSecond);
 const lighthouseRuns = (name, path, key) => results.lighthouse[name][path].map((run) => run[key]);
 const lighthouseMedian = (name, path, key) => median(lighthouseRuns(name, path, key));
 const spread = (values) => ({ min: Math.min(...values), max: Math.max(...values) });
-const throughputOf = (name, path) => ({
-  perSecond: perSecond(name, path),
-  p99: p99(name, path),
-  ratio: median(cycleRatios(name, path)),
-  ratioSpread: spread(cycleRatios(name, path)),
-});
+function throughputOf(name, path) {
+  const ratios = cycleRatios(name, path);
+  return { perSecond: perSecond(name, path), p99: p99(name, path), ratio: median(ratios), ratioSpread: spread(ratios) };
+}
 const summary = {
   firstLoadJs: results.firstLoadJs,
   throughput: Object.fromEntries(

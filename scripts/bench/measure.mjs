@@ -5,6 +5,12 @@ import autocannon from 'autocannon';
 
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/** The value below which a fraction `q` of `values` lies (nearest rank). */
+export function percentile(values, q) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
 export const load = (options) => autocannon({ connections: 10, ...options });
 
 /** Resident memory of a process, in bytes. */
