@@ -1,4 +1,6 @@
-import { z } from 'zod';
+// zod's functional build: a fraction of the classic one's size and set-up time, which every
+// server start pays, once in each of Next's module layers that reads the environment.
+import * as z from 'zod/mini';
 // Relative, not `@/`: next.config.ts imports this module, and its loader knows no path aliases.
 import { publicVariables } from './public-env';
 import { DEFAULT_TUNNEL_PATH } from './tunnel/tunnel-path';
@@ -7,80 +9,95 @@ import { DEFAULT_TUNNEL_PATH } from './tunnel/tunnel-path';
 // stops `next build` and `next start` with the variable's name. Browser code cannot afford zod
 // (first-load JS budget): the build-time values are read in lib/public-env.ts, validated here.
 
-const optionalString = z
-  .string()
-  .trim()
-  .optional()
-  .transform((value) => (value === '' ? undefined : value));
-
-const dsn = optionalString.pipe(
-  z
-    .url({ protocol: /^https?$/, error: 'must be a Sentry DSN such as https://<key>@<host>/<project-id>' })
-    .refine((value) => isDsnShaped(value), 'must be a Sentry DSN such as https://<key>@<host>/<project-id>')
-    .optional(),
+const optionalString = z.pipe(
+  z.optional(z.string().check(z.trim())),
+  z.transform((value) => (value === '' ? undefined : value)),
 );
 
-const flag = optionalString.pipe(
-  z
-    .enum(['true', 'false', '1', '0'], { error: 'must be "true" or "false"' })
-    .transform((value) => value === 'true' || value === '1')
-    .optional(),
+const DSN_SHAPE = 'must be a Sentry DSN such as https://<key>@<host>/<project-id>';
+const dsn = z.pipe(
+  optionalString,
+  z.optional(
+    z.url({ protocol: /^https?$/, error: DSN_SHAPE }).check(z.refine((value) => isDsnShaped(value), DSN_SHAPE)),
+  ),
+);
+
+const flag = z.pipe(
+  optionalString,
+  z.optional(
+    z.pipe(
+      z.enum(['true', 'false', '1', '0'], { error: 'must be "true" or "false"' }),
+      z.transform((value) => value === 'true' || value === '1'),
+    ),
+  ),
 );
 
 // Next's AES-GCM key for server action closures and ids: base64 of an AES-128, -192 or -256 key.
 const ENCRYPTION_KEY_BYTES = [16, 24, 32];
-const encryptionKey = optionalString.pipe(
-  z
-    .string()
-    .refine(
-      (value) =>
-        /^[A-Za-z0-9+/]+={0,2}$/.test(value) &&
-        value.length % 4 === 0 &&
-        ENCRYPTION_KEY_BYTES.includes(atob(value).length),
-      'must be base64 of 16, 24 or 32 random bytes, e.g. `openssl rand -base64 32`',
-    )
-    .optional(),
-);
-
-const positiveInt = (fallback: number, min: number) =>
-  optionalString
-    .transform((value) => value ?? String(fallback))
-    .pipe(
-      z.coerce.number<string>().int(`must be a whole number of at least ${min}`).min(min, `must be at least ${min}`),
-    );
-
-const schema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  NEXT_PUBLIC_SENTRY_DSN: dsn,
-  SENTRY_DSN: dsn,
-  NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: optionalString
-    .transform((value) => value ?? '0')
-    .pipe(
-      z.coerce
-        .number<string>({ error: 'must be a number from 0 to 1' })
-        .min(0, 'must be a number from 0 to 1')
-        .max(1, 'must be a number from 0 to 1'),
-    ),
-  NEXT_PUBLIC_SENTRY_SPOTLIGHT: optionalString.pipe(z.url().optional()),
-  SENTRY_SPOTLIGHT: optionalString.pipe(z.url().optional()),
-  SENTRY_ENVIRONMENT: optionalString,
-  SENTRY_RELEASE: optionalString,
-  DEPLOYMENT_ID: optionalString.pipe(
+const encryptionKey = z.pipe(
+  optionalString,
+  z.optional(
     z
       .string()
-      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')
-      .optional(),
+      .check(
+        z.refine(
+          (value) =>
+            /^[A-Za-z0-9+/]+={0,2}$/.test(value) &&
+            value.length % 4 === 0 &&
+            ENCRYPTION_KEY_BYTES.includes(atob(value).length),
+          'must be base64 of 16, 24 or 32 random bytes, e.g. `openssl rand -base64 32`',
+        ),
+      ),
+  ),
+);
+
+/** A whole number read from text: `invalid` when it is not one, `tooSmall` below `min`. */
+const wholeNumber = (min: number, invalid: string, tooSmall: string) =>
+  z.pipe(z.coerce.number<string>({ error: invalid }), z.int({ error: invalid }).check(z.minimum(min, tooSmall)));
+
+const positiveInt = (fallback: number, min: number) =>
+  z.pipe(
+    z.pipe(
+      optionalString,
+      z.transform((value) => value ?? String(fallback)),
+    ),
+    wholeNumber(min, `must be a whole number of at least ${min}`, `must be at least ${min}`),
+  );
+
+const oneSegmentRegex = (pattern: RegExp, message: string) => z.string().check(z.regex(pattern, message));
+
+const schema = z.object({
+  NODE_ENV: z._default(z.enum(['development', 'production', 'test']), 'development'),
+  NEXT_PUBLIC_SENTRY_DSN: dsn,
+  SENTRY_DSN: dsn,
+  NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: z.pipe(
+    z.pipe(
+      optionalString,
+      z.transform((value) => value ?? '0'),
+    ),
+    z.coerce
+      .number<string>({ error: 'must be a number from 0 to 1' })
+      .check(z.minimum(0, 'must be a number from 0 to 1'), z.maximum(1, 'must be a number from 0 to 1')),
+  ),
+  NEXT_PUBLIC_SENTRY_SPOTLIGHT: z.pipe(optionalString, z.optional(z.url())),
+  SENTRY_SPOTLIGHT: z.pipe(optionalString, z.optional(z.url())),
+  SENTRY_ENVIRONMENT: optionalString,
+  SENTRY_RELEASE: optionalString,
+  DEPLOYMENT_ID: z.pipe(
+    optionalString,
+    z.optional(oneSegmentRegex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')),
   ),
   NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: encryptionKey,
   ENABLE_SENTRY_EXAMPLES: flag,
-  SENTRY_TUNNEL_PATH: optionalString.pipe(
-    z
-      .string()
-      .regex(
+  SENTRY_TUNNEL_PATH: z.pipe(
+    optionalString,
+    z._default(
+      oneSegmentRegex(
         /^\/(?!api$)[a-z0-9][a-z0-9-]{0,62}$/,
         'must be one path segment such as /monitoring: "/", then lowercase letters, digits or "-" (not /api)',
-      )
-      .default(DEFAULT_TUNNEL_PATH),
+      ),
+      DEFAULT_TUNNEL_PATH,
+    ),
   ),
   SENTRY_TUNNEL_MAX_BYTES: positiveInt(1024 * 1024, 1024),
   SENTRY_TUNNEL_TIMEOUT_MS: positiveInt(5_000, 100),
@@ -88,24 +105,19 @@ const schema = z.object({
   SENTRY_TUNNEL_SPOOL_DIR: optionalString,
   SENTRY_TUNNEL_SPOOL_MAX_BYTES: positiveInt(50 * 1024 * 1024, 0),
   TRUST_PROXY: flag,
-  HSTS_MAX_AGE_SECONDS: optionalString.pipe(
-    z.coerce
-      .number<string>()
-      .int('must be a whole number of seconds')
-      .min(0, 'must be a whole number of seconds')
-      .optional(),
+  HSTS_MAX_AGE_SECONDS: z.pipe(
+    optionalString,
+    z.optional(wholeNumber(0, 'must be a whole number of seconds', 'must be a whole number of seconds')),
   ),
-  NEXT_DIST_DIR: optionalString.pipe(
-    z
-      .string()
-      .regex(/^\.next[A-Za-z0-9._-]*$/, 'must be a folder name starting with ".next"')
-      .default('.next'),
+  NEXT_DIST_DIR: z.pipe(
+    optionalString,
+    z._default(oneSegmentRegex(/^\.next[A-Za-z0-9._-]*$/, 'must be a folder name starting with ".next"'), '.next'),
   ),
   SENTRY_AUTH_TOKEN: optionalString,
   SENTRY_ORG: optionalString,
   SENTRY_PROJECT: optionalString,
   // A self-hosted Sentry's address for the upload; unset: sentry.io.
-  SENTRY_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
+  SENTRY_URL: z.pipe(optionalString, z.optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }))),
 });
 
 export type Env = z.output<typeof schema>;
@@ -116,7 +128,7 @@ function isDsnShaped(value: string): boolean {
 }
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
-  const result = schema.safeParse(source);
+  const result = z.safeParse(schema, source);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new Error(`Invalid environment variables:\n${problems.join('\n')}`);

@@ -1,7 +1,7 @@
 import 'server-only';
 import { captureMessage } from '@sentry/core';
 import { LRUCache } from 'lru-cache';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { mediaTypeOf } from '@/lib/server/media-type';
 import { RateLimiter } from '@/lib/server/rate-limiter';
 import { BodyTimeoutError, BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
@@ -17,35 +17,37 @@ const MAX_REPORTS_PER_BATCH = 20;
 const REPORTS_PER_MINUTE = 30;
 const VIOLATIONS_PER_MINUTE = 100;
 
-const text = (max: number) => z.string().max(max);
-const position = z.number().int().nonnegative();
+const text = (max: number) => z.string().check(z.maxLength(max));
+const position = z.int().check(z.nonnegative());
 
 /** `report-uri`: one violation as `application/csp-report`. */
 const legacyReport = z.object({
   'csp-report': z.object({
     'document-uri': text(4096),
-    'effective-directive': text(128).optional(),
-    'violated-directive': text(1024).optional(),
-    'blocked-uri': text(4096).optional(),
-    'source-file': text(4096).optional(),
-    'line-number': position.optional(),
-    'column-number': position.optional(),
-    'script-sample': text(256).optional(),
-    disposition: z.enum(['enforce', 'report']).optional(),
+    'effective-directive': z.optional(text(128)),
+    'violated-directive': z.optional(text(1024)),
+    'blocked-uri': z.optional(text(4096)),
+    'source-file': z.optional(text(4096)),
+    'line-number': z.optional(position),
+    'column-number': z.optional(position),
+    'script-sample': z.optional(text(256)),
+    disposition: z.optional(z.enum(['enforce', 'report'])),
   }),
 });
 
 /** `report-to`: a batch as `application/reports+json`, of which the CSP ones are ours. */
-const reportingApiBatch = z.array(z.object({ type: text(64), body: z.unknown() })).max(MAX_REPORTS_PER_BATCH);
+const reportingApiBatch = z
+  .array(z.object({ type: text(64), body: z.unknown() }))
+  .check(z.maxLength(MAX_REPORTS_PER_BATCH));
 const reportingApiViolation = z.object({
   documentURL: text(4096),
   effectiveDirective: text(128),
-  blockedURL: text(4096).nullish(),
-  sourceFile: text(4096).nullish(),
-  lineNumber: position.nullish(),
-  columnNumber: position.nullish(),
-  sample: text(256).nullish(),
-  disposition: z.enum(['enforce', 'report']).optional(),
+  blockedURL: z.nullish(text(4096)),
+  sourceFile: z.nullish(text(4096)),
+  lineNumber: z.nullish(position),
+  columnNumber: z.nullish(position),
+  sample: z.nullish(text(256)),
+  disposition: z.optional(z.enum(['enforce', 'report'])),
 });
 
 export type Violation = {
@@ -68,7 +70,7 @@ export function parseViolations(contentType: string, body: string): Violation[] 
     return undefined;
   }
   if (contentType === 'application/csp-report') {
-    const parsed = legacyReport.safeParse(json);
+    const parsed = z.safeParse(legacyReport, json);
     if (!parsed.success) return undefined;
     const report = parsed.data['csp-report'];
     return [
@@ -84,10 +86,10 @@ export function parseViolations(contentType: string, body: string): Violation[] 
       },
     ];
   }
-  const parsed = reportingApiBatch.safeParse(json);
+  const parsed = z.safeParse(reportingApiBatch, json);
   if (!parsed.success) return undefined;
   return parsed.data.flatMap(({ type, body }) => {
-    const report = type === 'csp-violation' ? reportingApiViolation.safeParse(body) : undefined;
+    const report = type === 'csp-violation' ? z.safeParse(reportingApiViolation, body) : undefined;
     if (!report?.success) return [];
     return [
       {
