@@ -6,7 +6,7 @@
 // Builds are timed twice over: clean (no dist dir, as CI and a container build run it) and again
 // with the clean build's cache in place (a developer's rebuild).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -49,6 +49,7 @@ const targets = {
     label: 'app',
     port: 3310,
     distPath: '.next-bench-app',
+    standaloneDir: '.next-bench-app/standalone',
     // The tunnel's load comes from one client address: without this its per-client limit would
     // answer 429 to nearly all of it, and the figure would be of refusals.
     env: {
@@ -64,6 +65,7 @@ const targets = {
     label: 'baseline',
     port: 3311,
     distPath: 'bench/baseline/.next',
+    standaloneDir: 'bench/baseline/.next/standalone',
     env: { ...common },
     build: ['bench/baseline/build.mjs'],
     // Next's own standalone server, as the app's is; it reads PORT and HOSTNAME as server.mjs does.
@@ -73,6 +75,7 @@ const targets = {
     label: `app, tracing ${RECOMMENDED_TRACES_SAMPLE_RATE}`,
     port: 3312,
     distPath: '.next-bench-traced',
+    standaloneDir: '.next-bench-traced/standalone',
     env: {
       ...common,
       NEXT_DIST_DIR: '.next-bench-traced',
@@ -102,8 +105,23 @@ function build(target, { clean }) {
   return (performance.now() - started) / 1000;
 }
 
-/** Starts a server and measures the time from spawning it to its first 200. */
+/**
+ * Reads every file of a standalone folder, so a start that follows reads them from the page cache.
+ * This machine's kernel pages out memory unaccessed for a minute (DAMON), the files of a server
+ * started minutes earlier among it: how cold each server's files were depended on the order and
+ * the gaps of the rounds, and moved its start-up by up to a third (docs/performance.md).
+ */
+function readIntoPageCache(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) readIntoPageCache(path);
+    else if (entry.isFile()) readFileSync(path);
+  }
+}
+
+/** Starts a server and measures the time from spawning it to its first 200, its files cached. */
 async function start(target) {
+  readIntoPageCache(target.standaloneDir);
   const started = performance.now();
   const server = startProcess('node', target.start, {
     ...target.env,
@@ -293,10 +311,10 @@ try {
   startProcess('node', ['scripts/bench/minimal-forwarder.mjs', String(FORWARDER_PORT), `${SINK}/api/1/envelope/`]);
   await waitForUrl(`${SINK}/health`);
 
-  console.log('# Servers: start-up and memory (A B C), then throughput in bursts (A B C C B A ...)');
+  console.log('# Servers: start-up and memory (A B C, C B A), then throughput in bursts (A B C C B A ...)');
   for (let rep = 0; rep < REPS; rep++) {
     const running = {};
-    for (const name of SERVERS) {
+    for (const name of rep % 2 === 0 ? SERVERS : [...SERVERS].reverse()) {
       running[name] = await start(targets[name]);
       await sleep(2_000);
       results.startupMs[name].push(running[name].startupMs);
