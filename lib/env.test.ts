@@ -67,7 +67,17 @@ describe('parseEnv', () => {
     ['SENTRY_TUNNEL_PATH', '/Relay'],
     ['SENTRY_TUNNEL_PATH', '/relay?x=1'],
     ['SENTRY_TUNNEL_PATH', '/'],
-  ])('rejects %s=%j with a message naming the variable', (name, value) => {
-    expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`Invalid environment variables:\\n  ${name}: `));
+    ['NEXT_PUBLIC_SENTRY_SPOTLIGHT', 'not a url'],
+    ['SENTRY_SPOTLIGHT', 'http://'],
+    ['SENTRY_TUNNEL_MAX_BYTES', 'lots'],
+    ['HSTS_MAX_AGE_SECONDS', '1.5'],
+  ])('rejects %s=%j with a message naming the variable and what it must be', (name, value) => {
+    expect(() => parseEnv({ [name]: value })).toThrow(
+      new RegExp(`Invalid environment variables:\\n  ${name}: must be `),
+    );
+  });
+
+  it('says what a variable must be when it is not text at all', () => {
+    expect(() => parseEnv({ SENTRY_RELEASE: false } as never)).toThrow(/\n {2}SENTRY_RELEASE: must be text$/);
   });
 });

@@ -1,5 +1,6 @@
 // zod's functional build: a fraction of the classic one's size and set-up time, which every
-// server start pays, once in each of Next's module layers that reads the environment.
+// server start pays, once in each of Next's module layers that reads the environment. It loads
+// no locale, so every check here carries its own message: a default one would say "Invalid input".
 import * as z from 'zod/mini';
 // Relative, not `@/`: next.config.ts imports this module, and its loader knows no path aliases.
 import { publicVariables } from './public-env';
@@ -10,7 +11,7 @@ import { DEFAULT_TUNNEL_PATH } from './tunnel/tunnel-path';
 // (first-load JS budget): the build-time values are read in lib/public-env.ts, validated here.
 
 const optionalString = z.pipe(
-  z.optional(z.string().check(z.trim())),
+  z.optional(z.string({ error: 'must be text' }).check(z.trim())),
   z.transform((value) => (value === '' ? undefined : value)),
 );
 
@@ -64,10 +65,18 @@ const positiveInt = (fallback: number, min: number) =>
     wholeNumber(min, `must be a whole number of at least ${min}`, `must be at least ${min}`),
   );
 
+const spotlightUrl = z.pipe(
+  optionalString,
+  z.optional(z.url({ error: 'must be a URL such as http://localhost:8969/stream' })),
+);
+
 const oneSegmentRegex = (pattern: RegExp, message: string) => z.string().check(z.regex(pattern, message));
 
 const schema = z.object({
-  NODE_ENV: z._default(z.enum(['development', 'production', 'test']), 'development'),
+  NODE_ENV: z._default(
+    z.enum(['development', 'production', 'test'], { error: 'must be "development", "production" or "test"' }),
+    'development',
+  ),
   NEXT_PUBLIC_SENTRY_DSN: dsn,
   SENTRY_DSN: dsn,
   NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: z.pipe(
@@ -79,8 +88,8 @@ const schema = z.object({
       .number<string>({ error: 'must be a number from 0 to 1' })
       .check(z.minimum(0, 'must be a number from 0 to 1'), z.maximum(1, 'must be a number from 0 to 1')),
   ),
-  NEXT_PUBLIC_SENTRY_SPOTLIGHT: z.pipe(optionalString, z.optional(z.url())),
-  SENTRY_SPOTLIGHT: z.pipe(optionalString, z.optional(z.url())),
+  NEXT_PUBLIC_SENTRY_SPOTLIGHT: spotlightUrl,
+  SENTRY_SPOTLIGHT: spotlightUrl,
   SENTRY_ENVIRONMENT: optionalString,
   SENTRY_RELEASE: optionalString,
   DEPLOYMENT_ID: z.pipe(
