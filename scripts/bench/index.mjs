@@ -49,7 +49,6 @@ const targets = {
     label: 'app',
     port: 3310,
     distPath: '.next-bench-app',
-    standaloneDir: '.next-bench-app/standalone',
     // The tunnel's load comes from one client address: without this its per-client limit would
     // answer 429 to nearly all of it, and the figure would be of refusals.
     env: {
@@ -65,7 +64,6 @@ const targets = {
     label: 'baseline',
     port: 3311,
     distPath: 'bench/baseline/.next',
-    standaloneDir: 'bench/baseline/.next/standalone',
     env: { ...common },
     build: ['bench/baseline/build.mjs'],
     // Next's own standalone server, as the app's is; it reads PORT and HOSTNAME as server.mjs does.
@@ -75,7 +73,6 @@ const targets = {
     label: `app, tracing ${RECOMMENDED_TRACES_SAMPLE_RATE}`,
     port: 3312,
     distPath: '.next-bench-traced',
-    standaloneDir: '.next-bench-traced/standalone',
     env: {
       ...common,
       NEXT_DIST_DIR: '.next-bench-traced',
@@ -87,8 +84,10 @@ const targets = {
   },
 };
 
-// Every server the bench starts, in the order each round starts them.
+// Every server the bench starts.
 const SERVERS = Object.keys(targets);
+/** The servers in turn, the order reversed every other time: drift then hits each side alike. */
+const inTurn = (index) => (index % 2 === 0 ? SERVERS : [...SERVERS].reverse());
 
 const kb = (bytes) => bytes / 1024;
 const mb = (bytes) => bytes / 2 ** 20;
@@ -112,16 +111,14 @@ function build(target, { clean }) {
  * the gaps of the rounds, and moved its start-up by up to a third (docs/performance.md).
  */
 function readIntoPageCache(dir) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) readIntoPageCache(path);
-    else if (entry.isFile()) readFileSync(path);
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) readFileSync(join(entry.parentPath, entry.name));
   }
 }
 
 /** Starts a server and measures the time from spawning it to its first 200, its files cached. */
 async function start(target) {
-  readIntoPageCache(target.standaloneDir);
+  readIntoPageCache(join(target.distPath, 'standalone'));
   const started = performance.now();
   const server = startProcess('node', target.start, {
     ...target.env,
@@ -314,7 +311,7 @@ try {
   console.log('# Servers: start-up and memory (A B C, C B A), then throughput in bursts (A B C C B A ...)');
   for (let rep = 0; rep < REPS; rep++) {
     const running = {};
-    for (const name of rep % 2 === 0 ? SERVERS : [...SERVERS].reverse()) {
+    for (const name of inTurn(rep)) {
       running[name] = await start(targets[name]);
       await sleep(2_000);
       results.startupMs[name].push(running[name].startupMs);
@@ -324,7 +321,7 @@ try {
     for (const name of SERVERS) await warmUp(targets[name].port);
     for (const path of PAGES) {
       for (let cycle = 0; cycle < CYCLES_PER_ROUND; cycle++) {
-        for (const name of cycle % 2 === 0 ? SERVERS : [...SERVERS].reverse()) {
+        for (const name of inTurn(cycle)) {
           results.throughput[name][path].push(await throughput(name, path));
         }
       }
