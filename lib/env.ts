@@ -56,12 +56,16 @@ const encryptionKey = z.pipe(
 const wholeNumber = (min: number, invalid: string, tooSmall: string) =>
   z.pipe(z.coerce.number<string>({ error: invalid }), z.int({ error: invalid }).check(z.minimum(min, tooSmall)));
 
+/** The trimmed text, or `fallback` when it is unset or blank. */
+const textOr = (fallback: string) =>
+  z.pipe(
+    optionalString,
+    z.transform((value) => value ?? fallback),
+  );
+
 const positiveInt = (fallback: number, min: number) =>
   z.pipe(
-    z.pipe(
-      optionalString,
-      z.transform((value) => value ?? String(fallback)),
-    ),
+    textOr(String(fallback)),
     wholeNumber(min, `must be a whole number of at least ${min}`, `must be at least ${min}`),
   );
 
@@ -70,7 +74,7 @@ const spotlightUrl = z.pipe(
   z.optional(z.url({ error: 'must be a URL such as http://localhost:8969/stream' })),
 );
 
-const oneSegmentRegex = (pattern: RegExp, message: string) => z.string().check(z.regex(pattern, message));
+const matching = (pattern: RegExp, message: string) => z.string().check(z.regex(pattern, message));
 
 const schema = z.object({
   NODE_ENV: z._default(
@@ -80,10 +84,7 @@ const schema = z.object({
   NEXT_PUBLIC_SENTRY_DSN: dsn,
   SENTRY_DSN: dsn,
   NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: z.pipe(
-    z.pipe(
-      optionalString,
-      z.transform((value) => value ?? '0'),
-    ),
+    textOr('0'),
     z.coerce
       .number<string>({ error: 'must be a number from 0 to 1' })
       .check(z.minimum(0, 'must be a number from 0 to 1'), z.maximum(1, 'must be a number from 0 to 1')),
@@ -94,14 +95,14 @@ const schema = z.object({
   SENTRY_RELEASE: optionalString,
   DEPLOYMENT_ID: z.pipe(
     optionalString,
-    z.optional(oneSegmentRegex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')),
+    z.optional(matching(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')),
   ),
   NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: encryptionKey,
   ENABLE_SENTRY_EXAMPLES: flag,
   SENTRY_TUNNEL_PATH: z.pipe(
     optionalString,
     z._default(
-      oneSegmentRegex(
+      matching(
         /^\/(?!api$)[a-z0-9][a-z0-9-]{0,62}$/,
         'must be one path segment such as /monitoring: "/", then lowercase letters, digits or "-" (not /api)',
       ),
@@ -120,7 +121,7 @@ const schema = z.object({
   ),
   NEXT_DIST_DIR: z.pipe(
     optionalString,
-    z._default(oneSegmentRegex(/^\.next[A-Za-z0-9._-]*$/, 'must be a folder name starting with ".next"'), '.next'),
+    z._default(matching(/^\.next[A-Za-z0-9._-]*$/, 'must be a folder name starting with ".next"'), '.next'),
   ),
   SENTRY_AUTH_TOKEN: optionalString,
   SENTRY_ORG: optionalString,
