@@ -1,6 +1,7 @@
+import type { Event } from '@sentry/core';
 import { expect, test } from './support/fixtures';
 import { APP_URL } from './support/servers';
-import { exceptionValue } from './support/sink';
+import { exampleApiErrorLabel, exceptionValue } from './support/sink';
 
 const isExampleError = (where: string) => (value: string | undefined) =>
   value === `Sentry example error thrown ${where}`;
@@ -38,6 +39,36 @@ test('the failing API route answers 500 and its event names GET /api/sentry-exam
   );
   expect(event.transaction).toBe('GET /api/sentry-example-api');
   expect(event.tags?.digest).toEqual(expect.any(String));
+});
+
+test('the server delivers to ingest over connections it keeps open, not a new one for each envelope', async ({
+  request,
+  sink,
+}) => {
+  const labels = ['kept-alive-0', 'kept-alive-1', 'kept-alive-2'];
+  for (const label of labels) {
+    expect((await request.get(`/api/sentry-example-api?label=${label}`)).status()).toBe(500);
+    // Each error at ingest before the next one happens, so its connection is free to be reused.
+    await expect
+      .poll(async () => (await sink.errorEvents()).some((event) => exampleApiErrorLabel(event) === label), {
+        intervals: [50],
+      })
+      .toBe(true);
+  }
+  // Each request sends its error and, traced, its transaction: each envelope after the first
+  // request's comes on a connection that was already open.
+  const envelopes = await sink.envelopes();
+  const errorOf = (label: string) =>
+    envelopes.findIndex((envelope) =>
+      envelope.items.some(
+        (item) => item.header.type === 'event' && exampleApiErrorLabel(item.payload as Event) === label,
+      ),
+    );
+  for (const label of labels.slice(1)) {
+    const index = errorOf(label);
+    const openBefore = new Set(envelopes.slice(0, index).map((envelope) => envelope.connection));
+    expect(openBefore.has(envelopes[index]?.connection ?? 0), `the error of ${label}`).toBe(true);
+  }
 });
 
 test('the failing server action shows a digest that equals the digest tag of its one Sentry event', async ({

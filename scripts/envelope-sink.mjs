@@ -7,7 +7,7 @@ import { parseEnvelope } from '@sentry/core';
 
 const port = Number(process.argv[2] ?? 3199);
 
-/** @type {Array<{ project: string, userAgent: string, header: unknown, items: Array<{ header: Record<string, unknown>, payload: unknown }> }>} */
+/** @type {Array<{ project: string, userAgent: string, connection: number, header: unknown, items: Array<{ header: Record<string, unknown>, payload: unknown }> }>} */
 let received = [];
 /** How ingest behaves: healthy, or down (answering `status`), or slow (`delayMs` before answering). */
 let mode = { status: 200, delayMs: 0 };
@@ -37,6 +37,10 @@ function send(response, status, body, headers = {}) {
   response.end(JSON.stringify(body));
 }
 
+/** Each connection's number, in the order they were opened: tests see which envelopes shared one. */
+const connectionNumber = new WeakMap();
+let connections = 0;
+
 const server = createServer(async (request, response) => {
   const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
   const ingest = url.pathname.match(/^\/api\/(\d+)\/envelope\/?$/);
@@ -58,6 +62,7 @@ const server = createServer(async (request, response) => {
       received.push({
         project: ingest[1] ?? '',
         userAgent: String(request.headers['user-agent'] ?? ''),
+        connection: connectionNumber.get(request.socket) ?? 0,
         header,
         items: items.map(([itemHeader, payload]) => ({ header: itemHeader, payload: toJsonPayload(payload) })),
       });
@@ -91,6 +96,11 @@ const server = createServer(async (request, response) => {
 
   if (url.pathname === '/health') return send(response, 200, { ok: true });
   send(response, 404, { detail: 'not found' });
+});
+
+server.on('connection', (socket) => {
+  connections += 1;
+  connectionNumber.set(socket, connections);
 });
 
 server.listen(port, '127.0.0.1', () => {

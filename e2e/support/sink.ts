@@ -6,6 +6,8 @@ export type ReceivedItem = { header: { type?: string } & Record<string, unknown>
 export type ReceivedEnvelope = {
   project: string;
   userAgent: string;
+  /** Which of the sink's connections it came on, numbered from 1 as they were opened. */
+  connection: number;
   header: Record<string, unknown>;
   items: ReceivedItem[];
 };
