@@ -14,10 +14,6 @@ if (options) {
     tracesSampleRate: undefined,
     enableOpenTelemetrySetup: false,
     enableRuntimeChannelInjection: false,
-    // The SDK's transport opens a new connection for every envelope (over HTTPS, a TLS handshake
-    // for every event and every sampled request's transaction) unless told to keep it: its agent
-    // still closes a connection after 2 s idle, long before ingest would (docs/performance.md).
-    transportOptions: { keepAlive: true },
     integrations: (defaults) => [
       // Never the `Http` integration: its work on every incoming request cost a static page much of
       // its throughput (docs/performance.md). Each request gets its own isolation scope from
