@@ -15,41 +15,35 @@ const optionalString = z.pipe(
   z.transform((value) => (value === '' ? undefined : value)),
 );
 
+/** Unset when blank, else the trimmed text as `schema` reads it. */
+const unlessBlank = <T extends z.ZodMiniType<unknown, string>>(schema: T) => z.pipe(optionalString, z.optional(schema));
+
 const DSN_SHAPE = 'must be a Sentry DSN such as https://<key>@<host>/<project-id>';
-const dsn = z.pipe(
-  optionalString,
-  z.optional(
-    z.url({ protocol: /^https?$/, error: DSN_SHAPE }).check(z.refine((value) => isDsnShaped(value), DSN_SHAPE)),
-  ),
+const dsn = unlessBlank(
+  z.url({ protocol: /^https?$/, error: DSN_SHAPE }).check(z.refine((value) => isDsnShaped(value), DSN_SHAPE)),
 );
 
-const flag = z.pipe(
-  optionalString,
-  z.optional(
-    z.pipe(
-      z.enum(['true', 'false', '1', '0'], { error: 'must be "true" or "false"' }),
-      z.transform((value) => value === 'true' || value === '1'),
-    ),
+const flag = unlessBlank(
+  z.pipe(
+    z.enum(['true', 'false', '1', '0'], { error: 'must be "true" or "false"' }),
+    z.transform((value) => value === 'true' || value === '1'),
   ),
 );
 
 // Next's AES-GCM key for server action closures and ids: base64 of an AES-128, -192 or -256 key.
 const ENCRYPTION_KEY_BYTES = [16, 24, 32];
-const encryptionKey = z.pipe(
-  optionalString,
-  z.optional(
-    z
-      .string()
-      .check(
-        z.refine(
-          (value) =>
-            /^[A-Za-z0-9+/]+={0,2}$/.test(value) &&
-            value.length % 4 === 0 &&
-            ENCRYPTION_KEY_BYTES.includes(atob(value).length),
-          'must be base64 of 16, 24 or 32 random bytes, e.g. `openssl rand -base64 32`',
-        ),
+const encryptionKey = unlessBlank(
+  z
+    .string()
+    .check(
+      z.refine(
+        (value) =>
+          /^[A-Za-z0-9+/]+={0,2}$/.test(value) &&
+          value.length % 4 === 0 &&
+          ENCRYPTION_KEY_BYTES.includes(atob(value).length),
+        'must be base64 of 16, 24 or 32 random bytes, e.g. `openssl rand -base64 32`',
       ),
-  ),
+    ),
 );
 
 /** A whole number read from text: `invalid` when it is not one, `tooSmall` below `min`. */
@@ -69,10 +63,7 @@ const positiveInt = (fallback: number, min: number) =>
     wholeNumber(min, `must be a whole number of at least ${min}`, `must be at least ${min}`),
   );
 
-const spotlightUrl = z.pipe(
-  optionalString,
-  z.optional(z.url({ error: 'must be a URL such as http://localhost:8969/stream' })),
-);
+const spotlightUrl = unlessBlank(z.url({ error: 'must be a URL such as http://localhost:8969/stream' }));
 
 const matching = (pattern: RegExp, message: string) => z.string().check(z.regex(pattern, message));
 
@@ -93,10 +84,7 @@ const schema = z.object({
   SENTRY_SPOTLIGHT: spotlightUrl,
   SENTRY_ENVIRONMENT: optionalString,
   SENTRY_RELEASE: optionalString,
-  DEPLOYMENT_ID: z.pipe(
-    optionalString,
-    z.optional(matching(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')),
-  ),
+  DEPLOYMENT_ID: unlessBlank(matching(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')),
   NEXT_SERVER_ACTIONS_ENCRYPTION_KEY: encryptionKey,
   ENABLE_SENTRY_EXAMPLES: flag,
   SENTRY_TUNNEL_PATH: z.pipe(
@@ -115,9 +103,8 @@ const schema = z.object({
   SENTRY_TUNNEL_SPOOL_DIR: optionalString,
   SENTRY_TUNNEL_SPOOL_MAX_BYTES: positiveInt(50 * 1024 * 1024, 0),
   TRUST_PROXY: flag,
-  HSTS_MAX_AGE_SECONDS: z.pipe(
-    optionalString,
-    z.optional(wholeNumber(0, 'must be a whole number of seconds', 'must be a whole number of seconds')),
+  HSTS_MAX_AGE_SECONDS: unlessBlank(
+    wholeNumber(0, 'must be a whole number of seconds', 'must be a whole number of seconds'),
   ),
   NEXT_DIST_DIR: z.pipe(
     optionalString,
@@ -127,7 +114,7 @@ const schema = z.object({
   SENTRY_ORG: optionalString,
   SENTRY_PROJECT: optionalString,
   // A self-hosted Sentry's address for the upload; unset: sentry.io.
-  SENTRY_URL: z.pipe(optionalString, z.optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }))),
+  SENTRY_URL: unlessBlank(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })),
 });
 
 export type Env = z.output<typeof schema>;
