@@ -52,11 +52,7 @@ test('the server delivers to ingest over connections it keeps open, not a new on
     expect((await request.get(`/api/sentry-example-api?label=${label}`)).status()).toBe(500);
     // One request at a time, each error at ingest before the next: its connection is then free, or
     // about to be (the sink keeps an envelope before it answers), for a later envelope to reuse.
-    await expect
-      .poll(async () => (await sink.errorEvents()).some((event) => exampleApiErrorLabel(event) === label), {
-        intervals: [50],
-      })
-      .toBe(true);
+    await sink.waitForErrorEvent((event) => exampleApiErrorLabel(event) === label);
   }
   // Each request sent its error and, traced, its transaction: ten envelopes or more. A transport
   // that opened a connection for each would show as many connections; one that keeps them, a few.
