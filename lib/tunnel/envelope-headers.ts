@@ -1,10 +1,18 @@
 const NEWLINE = 0x0a;
 const decoder = new TextDecoder();
 
+/** An item's payload length as the envelope format allows it: a byte count, or absent (a line). */
+function payloadLengthOf(itemHeader: unknown): number | undefined | null {
+  if (typeof itemHeader !== 'object' || itemHeader === null || Array.isArray(itemHeader)) return null;
+  const { length } = itemHeader as { length?: unknown };
+  if (length === undefined) return undefined;
+  return Number.isSafeInteger(length) && (length as number) >= 0 ? (length as number) : null;
+}
+
 /**
- * The envelope's header line and each item's header line, as raw text, walking items as the
- * envelope format defines them (a payload is `length` bytes when its header says so, else a line).
- * Undefined when an item header is not JSON: such a body is refused anyway.
+ * The envelope's header line and each item's header line, as raw text, walking items as Relay
+ * does (a payload is `length` bytes when its header says so, else a line). Undefined when an item
+ * header is not a JSON object or its `length` is not a byte count: such a body is refused.
  */
 export function envelopeHeaderLines(body: Uint8Array): string[] | undefined {
   const lineFrom = (start: number): [string, number] => {
@@ -22,13 +30,15 @@ export function envelopeHeaderLines(body: Uint8Array): string[] | undefined {
       continue;
     }
     lines.push(itemHeader);
-    let length: unknown;
+    let length: number | undefined | null;
     try {
-      length = (JSON.parse(itemHeader) as { length?: unknown }).length;
+      length = payloadLengthOf(JSON.parse(itemHeader));
     } catch {
       return undefined;
     }
-    offset = typeof length === 'number' ? payloadStart + length + 1 : lineFrom(payloadStart)[1];
+    // A negative or fractional length would walk backwards, or never end.
+    if (length === null) return undefined;
+    offset = length === undefined ? lineFrom(payloadStart)[1] : payloadStart + length + 1;
   }
   return lines;
 }

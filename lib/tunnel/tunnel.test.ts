@@ -165,6 +165,39 @@ describe('the tunnel', () => {
     expect(received).toEqual([]);
   });
 
+  it.each([
+    // 16 bytes back from the end of its payload line is the start of this very line.
+    ['a negative length, which would walk back to its own line forever', '{"length":-16}\n{}\n{}'],
+    ['a fractional length', '{"type":"event","length":1.5}\n{}'],
+    ['a length that is not a number', '{"type":"event","length":"2"}\n{}'],
+    ['an item header that is not an object', '[1]\n{}'],
+  ])('refuses an envelope with %s with 400 at once, forwarding nothing', async (_, items) => {
+    const response = await forwardEnvelope(post(`{"dsn":"${ownDsn}"}\n${items}`), options);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toBe('Malformed body: expected a Sentry envelope');
+    expect(received).toEqual([]);
+  });
+
+  it('refuses a DSN in an item header that only Relay reads as one (after an empty payload) with 403', async () => {
+    // Sentry's parser reads a zero length as "a line", so it takes the next line for a payload; the
+    // envelope format reads no bytes and one separator, and the rest of that line for a header.
+    const body = `{"dsn":"${ownDsn}"}\n{"type":"attachment","length":0}\n {"type":"event","dsn":"https://k@evil.example/9"}\n{}\n{}`;
+    expect((await forwardEnvelope(post(body), options)).status).toBe(403);
+    expect(received).toEqual([]);
+  });
+
+  it('refuses a DSN it cannot parse with 403 and writes none of it to the log', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const forged = 'not a dsn\n2026-01-01 FAKE LOG LINE';
+      const response = await forwardEnvelope(post(`${JSON.stringify({ dsn: forged })}\n{"type":"event"}\n{}`), options);
+      expect(response.status).toBe(403);
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
   it('refuses a DSN that is not a string with 403', async () => {
     const response = await forwardEnvelope(post(`{"dsn":["${ownDsn}"]}\n{"type":"event"}\n{}`), options);
     expect(response.status).toBe(403);

@@ -1,5 +1,11 @@
 import 'server-only';
-import { type DsnComponents, getEnvelopeEndpointWithUrlEncodedAuth, makeDsn, parseEnvelope } from '@sentry/core';
+import {
+  type DsnComponents,
+  dsnToString,
+  getEnvelopeEndpointWithUrlEncodedAuth,
+  makeDsn,
+  parseEnvelope,
+} from '@sentry/core';
 import { mediaTypeOf } from '@/lib/server/media-type';
 import type { RateLimiter } from '@/lib/server/rate-limiter';
 import { BodyTimeoutError, BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
@@ -28,17 +34,6 @@ const PASSED_THROUGH_HEADERS = ['retry-after', 'x-sentry-rate-limits'];
 const ACCEPTED_CONTENT_TYPES = new Set(['', 'text/plain', 'application/x-sentry-envelope', 'application/octet-stream']);
 const SPOOL_FULL_RETRY_AFTER_SECONDS = 60;
 
-function isSameProject(a: DsnComponents, b: DsnComponents): boolean {
-  return (
-    a.protocol === b.protocol &&
-    a.host === b.host &&
-    a.port === b.port &&
-    a.path === b.path &&
-    a.projectId === b.projectId &&
-    a.publicKey === b.publicKey
-  );
-}
-
 /**
  * Why an envelope may not go to our project, or undefined when it may. Its header must name our
  * DSN, and no item header may name a DSN at all: a relay further on could honour a second one.
@@ -57,16 +52,24 @@ function refusalOf(body: Uint8Array, ownDsn: DsnComponents): { status: 400 | 403
   if (typeof header !== 'object' || header === null || Array.isArray(header) || !('dsn' in header)) {
     return { status: 400, reason: 'Envelope header names no DSN' };
   }
-  // What the check reads must be what every later reader reads.
+  // What the check reads must be what every later reader reads: the items as Relay walks them.
   const headerLines = envelopeHeaderLines(body);
-  if (headerLines === undefined || headerLines.some(hasDuplicateKeys)) {
+  if (headerLines === undefined) {
+    return { status: 400, reason: 'Malformed body: expected a Sentry envelope' };
+  }
+  if (headerLines.some(hasDuplicateKeys)) {
     return { status: 400, reason: 'Envelope headers name a key twice' };
   }
-  const dsn = typeof header.dsn === 'string' ? makeDsn(header.dsn) : undefined;
-  if (dsn === undefined || !isSameProject(dsn, ownDsn)) {
+  // Compared as the browser SDK writes it, never parsed: Sentry's DSN parser logs what it cannot
+  // read, and this text is the client's.
+  if (header.dsn !== dsnToString(ownDsn)) {
     return { status: 403, reason: 'Envelope is not for this project' };
   }
-  if (items.some(([itemHeader]) => typeof itemHeader === 'object' && itemHeader !== null && 'dsn' in itemHeader)) {
+  const itemHeaders = [
+    ...items.map(([itemHeader]) => itemHeader),
+    ...headerLines.slice(1).map((line) => JSON.parse(line)),
+  ];
+  if (itemHeaders.some((itemHeader) => typeof itemHeader === 'object' && itemHeader !== null && 'dsn' in itemHeader)) {
     return { status: 403, reason: 'Envelope names a second DSN' };
   }
   return undefined;
