@@ -74,6 +74,9 @@ const cases: Hostile[] = [
   { name: 'an encoded path traversal', expected: 404, path: '/..%2f..%2fetc%2fpasswd' },
   { name: 'a broken percent-encoding', expected: 404, path: '/%E0%A4%A' },
   { name: 'a NUL byte in the path', expected: 404, path: '/%00' },
+  // A path the URL parser reads as a host: Next redirects it to the path with one slash.
+  { name: 'a path of two slashes', expected: 308, path: '//' },
+  { name: 'a path that reads as a host and port', expected: 308, path: '//a:b' },
   { name: 'a 20 KB header', expected: 431, path: '/', headers: { 'x-big': 'h'.repeat(20_000) } },
   // Many small headers are within Node's limits: the page is served as usual.
   {

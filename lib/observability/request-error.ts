@@ -18,7 +18,8 @@ export function reportRequestError(
     // Web Crypto, not node:crypto: this hook is bundled for the edge runtime too. Decimal, like
     // Next's own digests.
     const [random = 0] = crypto.getRandomValues(new Uint32Array(1));
-    Object.assign(error, { digest: String(random) });
+    // A frozen error, or one whose `digest` is read-only, is reported without one rather than lost.
+    Reflect.set(error, 'digest', String(random));
   }
   captureRequestError(error, request, context);
 }

@@ -35,7 +35,13 @@ export async function refuseBadActionRequest(request: Request): Promise<Response
   }
   // A body without Content-Length (chunked) is checked once read; Next hands the proxy at most
   // `proxyClientMaxBodySize` (10 MB) of it, so this read is bounded too.
-  const body = await request.clone().arrayBuffer();
+  let body: ArrayBuffer;
+  try {
+    body = await request.clone().arrayBuffer();
+  } catch {
+    // The client went away mid-body, or Node's request timeout cut it: nothing for Next to run.
+    return textResponse(400, 'The server action body did not arrive');
+  }
   if (body.byteLength > ACTION_BODY_LIMIT_BYTES) {
     return textResponse(413, `Server action bodies are limited to ${ACTION_BODY_LIMIT_BYTES} bytes`);
   }

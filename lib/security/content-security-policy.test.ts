@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { developmentPolicy, productionPolicy } from '@/lib/security/content-security-policy';
-import { createPolicyForRequest, inlineScriptHashes, prerenderedScriptHashes } from '@/lib/security/page-policies';
+import {
+  createPolicyForRequest,
+  inlineScriptHashes,
+  prerenderedScriptHashes,
+  routedPathname,
+} from '@/lib/security/page-policies';
 
 const sha256 = (text: string) => `sha256-${createHash('sha256').update(text).digest('base64')}`;
 
@@ -96,6 +101,22 @@ describe('prerenderedScriptHashes', () => {
 
   it('refuses to go on without a build', () => {
     expect(() => prerenderedScriptHashes(join(tmpdir(), 'no-such-build'))).toThrow(/npm run build/);
+  });
+});
+
+describe('routedPathname', () => {
+  it.each([
+    ['/status?x=1', '/status'],
+    ['http://other.example/status', '/status'],
+    ['/a/../status', '/status'],
+    ['/%73tatus', '/status'],
+    ['/%E0%A4%A', '/%E0%A4%A'],
+  ])('reads %s as Next routes it: %s', (url, pathname) => {
+    expect(routedPathname(url)).toBe(pathname);
+  });
+
+  it.each(['//', '///', '//@', '//a:b'])('reads %s, which the URL parser takes for a host, as a path', (url) => {
+    expect(routedPathname(url)).toBe(url);
   });
 });
 

@@ -80,9 +80,13 @@ export function createPolicyForRequest(
   };
 }
 
-/** The path as Next routes it: absolute-form request lines, dot segments and escapes resolved. */
-function pathnameOf(url: string): string {
-  const { pathname } = new URL(url, 'http://localhost');
+/**
+ * The path as Next routes it: absolute-form request lines, dot segments and escapes resolved. A
+ * target the URL parser takes for a host (`//`, `//a:b`) is a path to Node and to Next, which
+ * redirects it; one that is neither keeps no policy of a known page.
+ */
+export function routedPathname(url: string): string {
+  const pathname = (URL.parse(url, 'http://localhost') ?? URL.parse(`http://localhost${url}`))?.pathname ?? url;
   try {
     return decodeURIComponent(pathname);
   } catch {
@@ -95,5 +99,5 @@ export function startContentSecurityPolicy(distDir: string): NonNullable<AppServ
   const policyFor = createPolicyForRequest(prerenderedScriptHashes(distDir));
   // Next renders a prerendered page anew for a POST (a server action's form) and in draft mode.
   return (url, method, cookie) =>
-    policyFor(pathnameOf(url), (method !== 'GET' && method !== 'HEAD') || isDraftModeRequest(cookie));
+    policyFor(routedPathname(url), (method !== 'GET' && method !== 'HEAD') || isDraftModeRequest(cookie));
 }

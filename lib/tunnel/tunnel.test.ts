@@ -119,6 +119,13 @@ describe('the tunnel', () => {
     expect(response.headers.get('x-sentry-rate-limits')).toBe('60:error:organization');
   });
 
+  it("passes ingest's answer without a body (204) through, never a 500", async () => {
+    answer = { status: 204 };
+    const response = await forwardEnvelope(post(envelopeFor(ownDsn)), options);
+    expect(response.status).toBe(204);
+    expect(received).toHaveLength(1);
+  });
+
   it('passes rate-limit headers on a successful answer too', async () => {
     answer = { status: 200, headers: { 'x-sentry-rate-limits': '60:transaction:key' } };
     const response = await forwardEnvelope(post(envelopeFor(ownDsn)), options);

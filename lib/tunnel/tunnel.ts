@@ -201,5 +201,7 @@ export async function forwardEnvelope(
       headers.set(name, value);
     }
   }
-  return new Response(new Uint8Array(answer.body), { status: answer.status, headers });
+  // A 204, 205 or 304 (from a proxy in front of a self-hosted Relay) may carry no body.
+  const hasNoBody = answer.status === 204 || answer.status === 205 || answer.status === 304;
+  return new Response(hasNoBody ? null : new Uint8Array(answer.body), { status: answer.status, headers });
 }
