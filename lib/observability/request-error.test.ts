@@ -1,7 +1,12 @@
 import { reportRequestError } from '@/lib/observability/request-error';
 
 const request = { path: '/api/x', method: 'GET', headers: {} };
-const context = { routerKind: 'App Router', routePath: '/api/x', routeType: 'route' } as const;
+const context = {
+  routerKind: 'App Router',
+  routePath: '/api/x',
+  routeType: 'route',
+  revalidateReason: undefined,
+} as const;
 
 describe('reportRequestError', () => {
   it('gives an error without a digest one, and reports it', () => {
