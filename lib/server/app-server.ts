@@ -56,11 +56,14 @@ export function startAppServer(): void {
     policyFor,
     isolate,
     spoolProblem: () => tunnel.spoolProblem(),
-    // Without a client (no DSN, no Spotlight) there is nothing to flush.
-    shutDown: (timeoutMs) =>
-      isDoneWithin(
-        Promise.all([getClient()?.flush(timeoutMs) ?? true, tunnel.stop()]).then(([isFlushed]) => isFlushed),
-        timeoutMs,
-      ),
+    // Whether the SDK's events went out. The spool keeps what it has not sent for the next start,
+    // so an ingest slow to answer its envelopes loses nothing and does not make this false.
+    shutDown: async (timeoutMs) => {
+      const stopped = tunnel.stop(timeoutMs);
+      // Without a client (no DSN, no Spotlight) there is nothing to flush.
+      const isFlushed = await isDoneWithin(Promise.resolve(getClient()?.flush(timeoutMs) ?? true), timeoutMs);
+      await stopped;
+      return isFlushed;
+    },
   });
 }

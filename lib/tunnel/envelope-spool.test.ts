@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DeliveryResult, EnvelopeSpool, type SpoolOptions } from '@/lib/tunnel/envelope-spool';
@@ -155,6 +155,92 @@ describe('EnvelopeSpool', () => {
     await vi.waitFor(() => expect(ingest.accepted).toEqual(['kept across the restart', 'and this one']));
   });
 
+  describe('shared by several processes (instances on one host share the default folder)', () => {
+    it('sends each envelope of a backlog once, however the processes meet it', async () => {
+      const backlog = Array.from({ length: 120 }, (_, index) => `envelope ${index}`);
+      const down = makeIngest();
+      const earlier = makeSpool(down.deliver, { maxBytes: 1_000_000 });
+      for (const message of backlog) await earlier.enqueue(envelope(message));
+      await earlier.close();
+
+      const ingest = makeIngest();
+      ingest.up = true;
+      const slowIngest = async (body: Uint8Array) => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return ingest.deliver(body);
+      };
+      // One starts draining; the others start while it removes what it delivered.
+      const first = makeSpool(slowIngest, { maxBytes: 1_000_000 });
+      first.start();
+      await vi.waitFor(() => expect(ingest.accepted.length).toBeGreaterThan(5));
+      const others = [makeSpool(slowIngest, { maxBytes: 1_000_000 }), makeSpool(slowIngest, { maxBytes: 1_000_000 })];
+      for (const spool of others) spool.start();
+      await Promise.all(others.map((spool) => spool.ready()));
+
+      await vi.waitFor(() => expect([first, ...others].map((spool) => spool.stats.pending)).toEqual([0, 0, 0]), {
+        timeout: 10_000,
+      });
+      expect([...ingest.accepted].sort()).toEqual([...backlog].sort());
+      expect(await readdir(dir)).toEqual([]);
+      // A peer's removals are no failure: every process still takes envelopes.
+      for (const spool of others) expect(await spool.enqueue(envelope('after'))).toBe('queued');
+    });
+
+    it("leaves another process's write and delivery in progress alone, and takes back abandoned ones", async () => {
+      const anHourAgo = new Date(Date.now() - 60 * 60 * 1_000);
+      const files = {
+        writing: '000000000000001-000000000-aaaaaaaa.envelope.tmp',
+        sending: '000000000000002-000000000-bbbbbbbb.envelope.claimed',
+        abandoned: '000000000000003-000000000-cccccccc.envelope.claimed',
+      };
+      await writeFile(join(dir, files.writing), '{"dsn":');
+      await writeFile(join(dir, files.sending), envelope('a peer is sending this'));
+      await writeFile(join(dir, files.abandoned), envelope('a peer died sending this'));
+      await utimes(join(dir, files.abandoned), anHourAgo, anHourAgo);
+
+      const ingest = makeIngest();
+      ingest.up = true;
+      const spool = makeSpool(ingest.deliver, { maxAgeMs: Number.POSITIVE_INFINITY });
+      spool.start();
+      await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 0, delivered: 1 }));
+      expect(ingest.accepted).toEqual(['a peer died sending this']);
+      expect((await readdir(dir)).sort()).toEqual([files.writing, files.sending]);
+    });
+
+    it('keeps an envelope it cannot read now for a later try, rather than drop it', async () => {
+      const name = '000000000000001-000000000-aaaaaaaa.envelope';
+      // Unreadable as a file (EISDIR), as a file is under EMFILE or EIO.
+      await mkdir(join(dir, name));
+      const ingest = makeIngest();
+      ingest.up = true;
+      const spool = makeSpool(ingest.deliver, { maxAgeMs: Number.POSITIVE_INFINITY });
+      spool.start();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await spool.close();
+      expect(spool.stats).toMatchObject({ pending: 1, droppedCorrupt: 0 });
+      expect(await readdir(dir)).toEqual([name]);
+
+      await rm(join(dir, name), { recursive: true });
+      await writeFile(join(dir, name), envelope('readable again'));
+      const later = makeSpool(ingest.deliver, { maxAgeMs: Number.POSITIVE_INFINITY });
+      later.start();
+      await vi.waitFor(() => expect(ingest.accepted).toEqual(['readable again']));
+    });
+
+    it('gives back what it was sending when it stops before ingest answers', async () => {
+      const spool = makeSpool(() => new Promise<DeliveryResult>(() => undefined));
+      await spool.enqueue(envelope('in flight at shutdown'));
+      await vi.waitFor(async () => expect((await readdir(dir)).some((name) => name.endsWith('.claimed'))).toBe(true));
+      const started = Date.now();
+      await spool.close(100);
+      // Its delivery never ends: closed here, not again after the test.
+      spools.splice(spools.indexOf(spool), 1);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      const [left] = await readdir(dir);
+      expect(left).toMatch(/\.envelope$/);
+    });
+  });
+
   it('refuses what does not fit in its size bound, and frees the space once delivered', async () => {
     const ingest = makeIngest();
     const one = envelope('x'.repeat(400));
@@ -185,8 +271,11 @@ describe('EnvelopeSpool', () => {
     expect(ingest.accepted).toEqual([]);
   });
 
-  it('removes a half-written file and drops a corrupt one without blocking the rest', async () => {
-    await writeFile(join(dir, '000000000000001-000000000-aaaaaaaa.envelope.tmp'), '{"dsn":');
+  it('removes a half-written file left long ago and drops a corrupt one without blocking the rest', async () => {
+    const halfWritten = join(dir, '000000000000001-000000000-aaaaaaaa.envelope.tmp');
+    await writeFile(halfWritten, '{"dsn":');
+    const anHourAgo = new Date(Date.now() - 60 * 60 * 1_000);
+    await utimes(halfWritten, anHourAgo, anHourAgo);
     await writeFile(join(dir, '000000000000002-000000000-bbbbbbbb.envelope'), 'not an envelope at all');
     await writeFile(join(dir, '000000000000003-000000000-cccccccc.envelope'), envelope('intact'));
 

@@ -1,6 +1,7 @@
 import 'server-only';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { renameSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseEnvelope } from '@sentry/core';
 
@@ -33,6 +34,11 @@ type Entry = { name: string; size: number; createdAt: number };
 type Outcome = 'delivered' | 'droppedTooOld' | 'droppedCorrupt' | 'rejected';
 
 const SUFFIX = '.envelope';
+// An envelope being delivered by one process: taken by renaming, which only one process can do.
+const CLAIMED = '.claimed';
+// A claim lasts one delivery attempt, and a temporary file one write: older ones were left by a
+// process that died (killed, out of memory) and are taken back at the next start.
+const ABANDONED_AFTER_MS = 10 * 60 * 1_000;
 // One round trip per envelope could fall behind the envelopes still arriving after an outage: a
 // backlog this long drains DRAIN_WINDOW at a time, each sent once all before it were. A short one
 // goes one by one, so ingest sees it in exactly the order it came.
@@ -44,7 +50,10 @@ const ARRIVAL_RETRY_MS = 1_000;
  * Envelopes that could not reach ingest, kept on disk and delivered in order when it is back, also
  * after a restart (like Relay's own spool). Each envelope is one file, written under a temporary
  * name and renamed into place, so a crash mid-write leaves at most a stray temporary file, which
- * the next start removes; a file that still does not parse is dropped and counted, never retried.
+ * a later start removes; a file that still does not parse is dropped and counted, never retried.
+ * Several processes may share the folder (instances on one host use the same default folder):
+ * each delivers what it kept and what it found at its start, and claims a file by renaming it
+ * before it sends it, so only one of them sends each envelope.
  */
 export class EnvelopeSpool {
   readonly #options: Required<SpoolOptions>;
@@ -56,6 +65,8 @@ export class EnvelopeSpool {
   #writeProblem: string | undefined;
   #lastAttemptAt = 0;
   #wake: (() => void) | undefined;
+  /** The files this process has claimed and not yet settled. */
+  readonly #claimed = new Set<string>();
   readonly #ready: Promise<void>;
   readonly #counts: Record<Outcome, number> = { delivered: 0, droppedTooOld: 0, droppedCorrupt: 0, rejected: 0 };
 
@@ -141,24 +152,78 @@ export class EnvelopeSpool {
     );
   }
 
-  /** Stops delivering after the envelope in flight; what is still pending stays on disk. */
-  async close(): Promise<void> {
+  /**
+   * Stops delivering; what is still pending stays on disk. Waits up to `timeoutMs` for deliveries
+   * in flight, then gives back what they claimed: an envelope that reached ingest all the same is
+   * sent once more by a later start, which ingest dedupes, rather than kept from every process.
+   */
+  async close(timeoutMs = Number.POSITIVE_INFINITY): Promise<void> {
     this.#closed = true;
     this.#wake?.();
-    await this.#draining;
+    if (this.#draining !== undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        if (Number.isFinite(timeoutMs)) timer = setTimeout(resolve, timeoutMs);
+      });
+      await Promise.race([this.#draining, deadline]);
+      clearTimeout(timer);
+    }
+    for (const name of this.#claimed) {
+      try {
+        renameSync(this.#claimedPath(name), this.#path(name));
+      } catch {
+        // Gone or unwritable: a later start takes it back once its claim is old.
+      }
+    }
+    this.#claimed.clear();
+  }
+
+  #path(name: string): string {
+    return join(this.#options.dir, name);
+  }
+
+  #claimedPath(name: string): string {
+    return `${this.#path(name)}${CLAIMED}`;
+  }
+
+  /** Last-modified time in ms, or undefined when another process removed the file meanwhile. */
+  async #modifiedAt(path: string): Promise<number | undefined> {
+    try {
+      return (await stat(path)).mtimeMs;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
   }
 
   async #load(): Promise<void> {
     await mkdir(this.#options.dir, { recursive: true });
-    for (const name of (await readdir(this.#options.dir)).sort()) {
-      const path = join(this.#options.dir, name);
-      if (name.endsWith('.tmp')) {
-        await rm(path, { force: true });
-      } else if (name.endsWith(SUFFIX)) {
-        const { size } = await stat(path);
-        this.#entries.push({ name, size, createdAt: Number.parseInt(name, 10) || 0 });
-        this.#bytes += size;
+    const now = Date.now();
+    for (const name of await readdir(this.#options.dir)) {
+      const path = this.#path(name);
+      if (name.endsWith('.tmp') || name.endsWith(CLAIMED)) {
+        const modifiedAt = await this.#modifiedAt(path);
+        // Another process's write or delivery in progress is left alone.
+        if (modifiedAt === undefined || now - modifiedAt < ABANDONED_AFTER_MS) continue;
+        if (name.endsWith('.tmp')) {
+          await rm(path, { force: true });
+        } else {
+          await rename(path, path.slice(0, -CLAIMED.length)).catch(() => undefined);
+        }
       }
+    }
+    for (const name of (await readdir(this.#options.dir)).sort()) {
+      if (!name.endsWith(SUFFIX)) continue;
+      let size: number;
+      try {
+        ({ size } = await stat(this.#path(name)));
+      } catch (error) {
+        // Delivered by another process between the listing and now.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
+      }
+      this.#entries.push({ name, size, createdAt: Number.parseInt(name, 10) || 0 });
+      this.#bytes += size;
     }
   }
 
@@ -179,8 +244,9 @@ export class EnvelopeSpool {
       const bodies = await Promise.all(batch.map((entry) => this.#read(entry)));
       // Offered in order: each delivery starts before the next one's.
       const results = await Promise.all(
-        batch.map((entry, index) => {
+        batch.map((entry, index): DeliveryResult | Promise<DeliveryResult> | undefined => {
           const body = bodies[index];
+          if (body === 'retry') return { outcome: 'retry' };
           return body === undefined ? undefined : this.#offer(entry, body);
         }),
       );
@@ -195,28 +261,69 @@ export class EnvelopeSpool {
     }
   }
 
-  /** An envelope's body, or undefined when it was dropped: too old to send, or unreadable. */
-  async #read(entry: Entry): Promise<Uint8Array | undefined> {
+  /**
+   * Claims an envelope and reads its body. Undefined when it is no longer this process's to send:
+   * another process claimed it first, or it was dropped (too old, or not an envelope). 'retry' when
+   * it could not be read now (out of file handles, an I/O error): it is given back and tried again.
+   */
+  async #read(entry: Entry): Promise<Uint8Array | 'retry' | undefined> {
+    const path = this.#path(entry.name);
+    const claimedPath = this.#claimedPath(entry.name);
+    try {
+      // Dated now (the file system's clock, as every process reads it), so that no starting
+      // process takes the claim for an abandoned one.
+      const now = new Date();
+      await utimes(path, now, now);
+      await rename(path, claimedPath);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        this.#noteWriteProblem(error);
+        return 'retry';
+      }
+      this.#forget(entry);
+      return undefined;
+    }
+    this.#claimed.add(entry.name);
     if (this.#options.now() - entry.createdAt > this.#options.maxAgeMs) {
       await this.#remove(entry, 'droppedTooOld');
       return undefined;
     }
+    let body: Uint8Array;
     try {
-      const body = await readFile(join(this.#options.dir, entry.name));
+      body = await readFile(claimedPath);
+    } catch {
+      await this.#release(entry);
+      return 'retry';
+    }
+    try {
       parseEnvelope(body);
-      return body;
     } catch {
       await this.#remove(entry, 'droppedCorrupt');
       return undefined;
     }
+    return body;
   }
 
-  /** Offers an envelope to ingest; it stays in the spool only to be retried. */
+  /** Offers a claimed envelope to ingest; it goes back to the spool only to be retried. */
   async #offer(entry: Entry, body: Uint8Array): Promise<DeliveryResult> {
     this.#lastAttemptAt = this.#options.now();
     const result = await this.#options.deliver(body).catch((): DeliveryResult => ({ outcome: 'retry' }));
-    if (result.outcome !== 'retry') await this.#remove(entry, result.outcome);
+    if (result.outcome === 'retry') {
+      await this.#release(entry);
+    } else {
+      await this.#remove(entry, result.outcome);
+    }
     return result;
+  }
+
+  /** Gives a claimed envelope back, for this process's next try or another's. */
+  async #release(entry: Entry): Promise<void> {
+    if (!this.#claimed.delete(entry.name)) return;
+    await rename(this.#claimedPath(entry.name), this.#path(entry.name)).catch((error: unknown) => {
+      // Gone (another process took it back as abandoned): not this process's to send any more.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') this.#forget(entry);
+      else this.#noteWriteProblem(error);
+    });
   }
 
   /** Logs the first failure of a run of them, not one line per request. */
@@ -231,12 +338,17 @@ export class EnvelopeSpool {
   async #remove(entry: Entry, outcome: Outcome): Promise<void> {
     // Gone from the queue whether or not the file could be removed: a file left behind (a
     // read-only folder) is at worst delivered once more after a restart, which ingest dedupes.
-    await rm(join(this.#options.dir, entry.name), { force: true }).catch((error: unknown) =>
-      this.#noteWriteProblem(error),
-    );
+    await rm(this.#claimedPath(entry.name), { force: true }).catch((error: unknown) => this.#noteWriteProblem(error));
+    this.#claimed.delete(entry.name);
+    this.#forget(entry);
+    this.#counts[outcome] += 1;
+  }
+
+  /** Out of this process's queue: settled here, or another process's to send. */
+  #forget(entry: Entry): void {
+    if (!this.#entries.includes(entry)) return;
     this.#entries = this.#entries.filter((candidate) => candidate !== entry);
     this.#bytes -= entry.size;
-    this.#counts[outcome] += 1;
   }
 
   #sleep(ms: number): Promise<void> {

@@ -38,8 +38,11 @@ function assertWritable(dir: string): void {
 export type Tunnel = {
   /** Answers one browser's POST of an envelope. */
   handle(request: TunnelRequest): Promise<Response>;
-  /** Stops delivering after the envelope in flight; what is still pending stays on disk. */
-  stop(): Promise<void>;
+  /**
+   * Stops delivering: waits up to `timeoutMs` for the envelopes in flight, and what is still
+   * pending stays on disk for the next start.
+   */
+  stop(timeoutMs: number): Promise<void>;
   /** Why the spool cannot keep envelopes now (an error code), or undefined. */
   spoolProblem(): string | undefined;
 };
@@ -92,8 +95,8 @@ export function startTunnel(): Tunnel {
       for (const { key, value } of headers) response.headers.set(key, value);
       return response;
     },
-    async stop() {
-      await spool?.close();
+    async stop(timeoutMs) {
+      await spool?.close(timeoutMs);
     },
     spoolProblem: () => spool?.writeProblem,
   };
