@@ -4,6 +4,7 @@ import {
   makeFetchTransport,
   spotlightBrowserIntegration,
 } from '@sentry/nextjs';
+import { digestOf } from '@/lib/observability/digest';
 import { isBrowserExtensionError } from '@/lib/observability/event-filters';
 import { isReportingEnabled, type ReportingSettings, sharedSentryOptions } from '@/lib/observability/sentry-options';
 import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
@@ -27,7 +28,13 @@ export function browserSentryOptions(
     // browser is back online, or on the next page load.
     transport: (options) => makeBrowserOfflineTransport(makeFetchTransport)({ ...options, flushAtStartup: true }),
     integrations: spotlightUrl === undefined ? [] : [spotlightBrowserIntegration({ sidecarUrl: spotlightUrl })],
-    // The largest source of noise after "Script error.": errors of the user's browser extensions.
-    beforeSend: (event, hint) => (isBrowserExtensionError(event, hint.originalException) ? null : event),
+    beforeSend: (event, hint) =>
+      // The largest source of noise after "Script error.": errors of the user's browser extensions.
+      // And a server error the browser meets again (React's recovery of a failed server render in a
+      // Suspense boundary, a server action's rejection awaited outside a transition): it carries
+      // the digest, and the server reported it already, with it.
+      isBrowserExtensionError(event, hint.originalException) || digestOf(hint.originalException) !== undefined
+        ? null
+        : event,
   };
 }

@@ -85,6 +85,27 @@ describe('isBrowserExtensionError', () => {
 });
 
 describe('the browser init', () => {
+  const beforeSendOf = () =>
+    browserSentryOptions(
+      {
+        dsn: 'https://k@o1.ingest.sentry.io/1',
+        environment: 't',
+        release: 'r',
+        tracesSampleRate: 0,
+        spotlightUrl: undefined,
+      },
+      new Set(),
+    )?.beforeSend;
+
+  it('drops a server error the browser meets again, which the server reported with its digest', () => {
+    const beforeSend = beforeSendOf();
+    const app = errorWithFrames('http://localhost:3000/_next/static/chunks/app.js');
+    // What React's client throws for a server render that failed inside a Suspense boundary.
+    const recovered = Object.assign(new Error('Minified React error #419'), { digest: '1234567890' });
+    expect(beforeSend?.(app as never, { originalException: recovered })).toBeNull();
+    expect(beforeSend?.(app as never, { originalException: new Error('a client error') })).toBe(app);
+  });
+
   it('drops extension errors before they are sent, and sends the app’s', () => {
     const options = browserSentryOptions(
       {
