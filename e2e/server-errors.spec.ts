@@ -30,15 +30,20 @@ test('a server component error shows a digest that equals the digest tag of its 
   expect(events.filter((candidate) => candidate.platform !== 'node')).toEqual([]);
 });
 
-test('the failing API route answers 500 and its event names GET /api/sentry-example-api', async ({ request, sink }) => {
-  const response = await request.get('/api/sentry-example-api');
+test('the failing API route answers 500 and its event names GET /api/sentry-example-api, with the request URL', async ({
+  request,
+  sink,
+}) => {
+  const response = await request.get('/api/sentry-example-api?probe=url');
   expect(response.status()).toBe(500);
 
-  const event = await sink.waitForErrorEvent((candidate) =>
-    isExampleError('by an API route')(exceptionValue(candidate)),
+  const event = await sink.waitForErrorEvent(
+    (candidate) =>
+      isExampleError('by an API route')(exceptionValue(candidate)) && candidate.request?.query_string === 'probe=url',
   );
   expect(event.transaction).toBe('GET /api/sentry-example-api');
   expect(event.tags?.digest).toEqual(expect.any(String));
+  expect(event.request).toMatchObject({ url: `${APP_URL}/api/sentry-example-api?probe=url`, method: 'GET' });
 });
 
 // The SDK's transport keeps its connections by default (`keepAlive`): without it, every error and

@@ -1,6 +1,11 @@
+import { getCurrentScope } from '@sentry/core';
 import { reportRequestError } from '@/lib/observability/request-error';
 
-const request = { path: '/api/x', method: 'GET', headers: {} };
+const request = {
+  path: '/api/x?page=2',
+  method: 'GET',
+  headers: { host: 'app.example', 'x-forwarded-proto': 'https' },
+};
 const context = {
   routerKind: 'App Router',
   routePath: '/api/x',
@@ -15,6 +20,26 @@ describe('reportRequestError', () => {
     reportRequestError(capture, error, request, context);
     expect(capture).toHaveBeenCalledWith(error, request, context);
     expect((error as Error & { digest?: string }).digest).toMatch(/^\d+$/);
+  });
+
+  it('gives the event the URL and query string of the failing request, beside its method and headers', () => {
+    let requestData: unknown;
+    reportRequestError(
+      () => {
+        requestData = getCurrentScope().getScopeData().sdkProcessingMetadata.normalizedRequest;
+      },
+      new Error('boom'),
+      request,
+      context,
+    );
+    expect(requestData).toMatchObject({
+      url: 'https://app.example/api/x?page=2',
+      query_string: 'page=2',
+      method: 'GET',
+      headers: { host: 'app.example' },
+    });
+    // Only the failing request's event: nothing is left on the scope the request goes on with.
+    expect(getCurrentScope().getScopeData().sdkProcessingMetadata.normalizedRequest).toBeUndefined();
   });
 
   it('reports a frozen error, which cannot take a digest, rather than lose it', () => {

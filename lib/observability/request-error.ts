@@ -1,4 +1,5 @@
 import 'server-only';
+import { httpRequestToRequestData, withScope } from '@sentry/core';
 import type { Instrumentation } from 'next';
 import { digestOf } from '@/lib/observability/digest';
 
@@ -8,7 +9,10 @@ type RequestErrorArgs = Parameters<Instrumentation.onRequestError>;
  * What Next's `onRequestError` hook (instrumentation.ts) does with each server error: reports it
  * once, through the SDK's own capture, which the hook passes in from its runtime's build of the SDK.
  * Next gives render and action errors a digest; a route handler's error has none, so it gets one
- * here, and every server event can be found by the digest tag that `beforeSend` adds.
+ * here, and every server event can be found by the digest tag that `beforeSend` adds. The SDK's
+ * capture gives the event the request's method and headers; the URL and query string, which the
+ * SDK's `Http` integration would add for every request (the server runs without it), are added
+ * here, for the failing request alone.
  */
 export function reportRequestError(
   captureRequestError: (...args: RequestErrorArgs) => void,
@@ -21,5 +25,14 @@ export function reportRequestError(
     // A frozen error, or one whose `digest` is read-only, is reported without one rather than lost.
     Reflect.set(error, 'digest', String(random));
   }
-  captureRequestError(error, request, context);
+  withScope((scope) => {
+    scope.setSDKProcessingMetadata({
+      normalizedRequest: httpRequestToRequestData({
+        method: request.method,
+        url: request.path,
+        headers: request.headers,
+      }),
+    });
+    captureRequestError(error, request, context);
+  });
 }
