@@ -1,7 +1,7 @@
 // @sentry/nextjs as ES modules, tree-shaken (next.config.ts).
 import * as Sentry from 'sentry-nextjs-server-esm';
-import { isTracingEnabled } from '@/lib/env';
-import { errorOnlyIntegrations } from '@/lib/framework-internals.mjs';
+import { isProduction, isTracingEnabled } from '@/lib/env';
+import { errorOnlyIntegrations, requestIsolationIntegration } from '@/lib/framework-internals.mjs';
 import { serverReportingSettings, serverSentryOptions } from '@/lib/observability/server-options';
 
 const options = serverSentryOptions();
@@ -15,10 +15,12 @@ if (options) {
     enableOpenTelemetrySetup: false,
     enableRuntimeChannelInjection: false,
     integrations: (defaults) => [
-      // Never the `Http` integration: its work on every incoming request cost a static page much of
-      // its throughput (docs/performance.md). Each request gets its own isolation scope from
-      // server.mjs instead.
+      // In production never the `Http` integration: its work on every incoming request cost a
+      // static page much of its throughput (docs/performance.md), and each request gets its own
+      // isolation scope from server.mjs instead. Under `next dev`, which has no server.mjs, it is
+      // what keeps one request's scope data off another's events.
       ...errorOnlyIntegrations(defaults),
+      ...(isProduction ? [] : [requestIsolationIntegration(defaults)]),
       // Errors land on the trace of the span that is active when they happen.
       ...(isTracingEnabled ? [Sentry.openTelemetryIntegration()] : []),
     ],

@@ -342,6 +342,23 @@ const ERROR_INTEGRATION_NAMES = [
 const OPTIONAL_ERROR_INTEGRATION_NAMES = ['DistDirRewriteFrames', 'Spotlight'];
 
 /**
+ * The SDK's `Http` integration, which runs each incoming request in scopes of its own. The
+ * production server gives each request its scopes from server.mjs and runs without it (it cost a
+ * static page much of its throughput); under `next dev`, where no server.mjs opens a context per
+ * request, it keeps one request's scope data off another's events. Throws when it is gone.
+ * @template {{ name: string }} T
+ * @param {T[]} defaults
+ * @returns {T}
+ */
+export function requestIsolationIntegration(defaults) {
+  const http = defaults.find((integration) => integration.name === 'Http');
+  if (http === undefined) {
+    throw new FrameworkShapeError("Sentry's default integrations lack Http");
+  }
+  return http;
+}
+
+/**
  * The error-only subset of the SDK's default integrations. Throws when one that is always there is
  * missing: renamed or removed, it would drop a part of every error event without a word.
  * @template {{ name: string }} T

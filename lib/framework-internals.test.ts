@@ -25,6 +25,7 @@ import {
   readEsmEntry,
   registerDiagnosticsChannelInjection,
   reloadingActionHeaders,
+  requestIsolationIntegration,
   SENTRY_TRACING_SWITCH,
   SERVER_UTILS_MODULE,
   STANDALONE_CONFIG_VARIABLE,
@@ -154,6 +155,12 @@ describe("Sentry's default server integrations", () => {
     expect(spotlightIntegration().name).toBe('Spotlight');
     const frames = packageSource('@sentry/nextjs', 'build/cjs/server/distDirRewriteFramesIntegration.js');
     expect(frames).toMatch(/name: ["']DistDirRewriteFrames["']/);
+  });
+
+  it('include the Http integration, which isolates each request under next dev', () => {
+    expect(requestIsolationIntegration(getDefaultIntegrations({})).name).toBe('Http');
+    const withoutHttp = getDefaultIntegrations({}).filter((integration) => integration.name !== 'Http');
+    expect(() => requestIsolationIntegration(withoutHttp)).toThrow(/lack Http/);
   });
 
   it('refuse to start when one they always hold is gone', () => {

@@ -120,6 +120,31 @@ test('each error of the example page reaches Spotlight exactly once', async ({ p
   expect(cspViolations).toEqual([]);
 });
 
+test("under npm run dev, scope data set in one request never reaches another request's event", async ({
+  request,
+  spotlight,
+}) => {
+  // The example route tags its request's scope with the label, waits, then fails.
+  const labels = ['dev-first', 'dev-second', 'dev-third'];
+  const answers = await Promise.all(labels.map((label) => request.get(`/api/sentry-example-api?label=${label}`)));
+  expect(answers.map((answer) => answer.status())).toEqual(labels.map(() => 500));
+  // One without a label, after them: it sets no tag, so it must carry none.
+  expect((await request.get('/api/sentry-example-api?unlabelled=1')).status()).toBe(500);
+
+  for (const label of labels) {
+    const event = await spotlight.waitForErrorEvent(
+      (candidate) => exceptionValue(candidate) === exampleError(`by an API route (label ${label})`),
+    );
+    expect(event.tags?.['example.label']).toBe(label);
+  }
+  const unlabelled = await spotlight.waitForErrorEvent(
+    (candidate) =>
+      exceptionValue(candidate) === exampleError('by an API route') &&
+      candidate.request?.query_string === 'unlabelled=1',
+  );
+  expect(unlabelled.tags?.['example.label']).toBeUndefined();
+});
+
 test("under npm run dev the tunnel's path reaches the tunnel, which without a DSN says so", async ({
   devServer,
   request,
