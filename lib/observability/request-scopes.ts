@@ -1,6 +1,5 @@
 import 'server-only';
 import {
-  generateTraceId,
   getDefaultCurrentScope,
   getDefaultIsolationScope,
   isContinuingTrace,
@@ -8,6 +7,7 @@ import {
   type Scope,
   setAsyncContextStrategy,
 } from '@sentry/core';
+import { randomSpanId, randomTraceId } from '@/lib/observability/random-ids';
 import { currentScopes, requestContextStorage, runWithScopes, type ScopePair } from '@/lib/server/seam.mjs';
 
 const processScopes = (): ScopePair => ({
@@ -20,9 +20,12 @@ function scopesNow(): Readonly<ScopePair> {
   return currentScopes() ?? processScopes();
 }
 
-/** A trace of its own for a unit of work that continues none: a fresh id and random number. */
+/**
+ * A trace of its own for a unit of work that continues none: a fresh id and random number, and the
+ * span id its trace headers name while no span of its own is active.
+ */
 export function freshTrace(): PropagationContext {
-  return { traceId: generateTraceId(), sampleRand: Math.random() };
+  return { traceId: randomTraceId(), sampleRand: Math.random(), propagationSpanId: randomSpanId() };
 }
 
 /**
@@ -68,6 +71,21 @@ class ScopesForkedOnRead implements ScopePair {
     this.#isolationScope ??= this.#parent.isolationScope.clone();
     return this.#isolationScope;
   }
+
+  /** The current scope's propagation context, without forking it: the trace it starts in until then. */
+  get propagationContext(): PropagationContext | undefined {
+    return this.#scope?.getPropagationContext() ?? this.#trace;
+  }
+}
+
+/**
+ * The propagation context of the request in progress, read without forking its scope (a clone,
+ * which reading trace headers for every page would otherwise pay): its forked scope's once read,
+ * else the trace decided for it as it arrived. Undefined anywhere else: read the scope then.
+ */
+export function requestPropagationContext(): PropagationContext | undefined {
+  const scopes = currentScopes();
+  return scopes instanceof ScopesForkedOnRead ? scopes.propagationContext : undefined;
 }
 
 /**

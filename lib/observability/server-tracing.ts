@@ -49,7 +49,7 @@ export function startServerTracing(client: Client, sampleRate: number): void {
     ],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(scopeTracePropagator(sampleRate));
+  propagation.setGlobalPropagator(scopeTracePropagator(client, sampleRate));
   trace.setGlobalTracerProvider(provider);
   // `fetch` through Node's undici, whose diagnostics channels give its spans and carry Sentry's
   // trace headers out, and the client libraries the server uses, patched now rather than as they

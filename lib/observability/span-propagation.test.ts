@@ -10,6 +10,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import {
   type BaseTransportOptions,
+  type Client,
   createTransport,
   getClient,
   getCurrentScope,
@@ -51,14 +52,16 @@ function asDecidedRequest<T>(headers: Record<string, string>, sampleRate: number
 
 function injected(activeContext = context.active()): Record<string, string> {
   const carrier: Record<string, string> = {};
-  scopeTracePropagator(0.1).inject(activeContext, carrier, defaultTextMapSetter);
+  scopeTracePropagator(getClient() as Client, 0.1).inject(activeContext, carrier, defaultTextMapSetter);
   return carrier;
 }
 
 describe('scopeTracePropagator', () => {
   it("continues the caller's span that the request's scope continues, with the caller's decision", () =>
     asDecidedRequest({ 'sentry-trace': `${callerTraceId}-${callerSpanId}-1` }, 0.1, () => {
-      const parent = trace.getSpanContext(scopeTracePropagator(0.1).extract(ROOT_CONTEXT, {}, defaultTextMapGetter));
+      const parent = trace.getSpanContext(
+        scopeTracePropagator(getClient() as Client, 0.1).extract(ROOT_CONTEXT, {}, defaultTextMapGetter),
+      );
       expect(parent).toEqual({
         traceId: callerTraceId,
         spanId: callerSpanId,
@@ -71,16 +74,20 @@ describe('scopeTracePropagator', () => {
     asDecidedRequest({}, 0.1, () => {
       // A request that continued no trace as it arrived continues none here either (decideRequestTrace).
       const carrier = { 'sentry-trace': `${callerTraceId}-${callerSpanId}-1` };
-      expect(trace.getSpanContext(scopeTracePropagator(0.1).extract(ROOT_CONTEXT, carrier, defaultTextMapGetter))).toBe(
-        undefined,
-      );
+      expect(
+        trace.getSpanContext(
+          scopeTracePropagator(getClient() as Client, 0.1).extract(ROOT_CONTEXT, carrier, defaultTextMapGetter),
+        ),
+      ).toBe(undefined);
     }));
 
   it("continues the caller's header where nothing decided, as under next dev", () =>
     withIsolationScope(() => {
       const carrier = { 'sentry-trace': `${callerTraceId}-${callerSpanId}-0` };
       expect(
-        trace.getSpanContext(scopeTracePropagator(0.1).extract(ROOT_CONTEXT, carrier, defaultTextMapGetter)),
+        trace.getSpanContext(
+          scopeTracePropagator(getClient() as Client, 0.1).extract(ROOT_CONTEXT, carrier, defaultTextMapGetter),
+        ),
       ).toEqual({
         traceId: callerTraceId,
         spanId: callerSpanId,

@@ -7,11 +7,12 @@ import {
   dynamicSamplingContextToSentryBaggageHeader,
   extractTraceparentData,
   generateSentryTraceHeader,
-  getClient,
   getCurrentScope,
   getDynamicSamplingContextFromClient,
-  type Scope,
+  type PropagationContext,
 } from '@sentry/core';
+import { randomSpanId } from '@/lib/observability/random-ids';
+import { requestPropagationContext } from '@/lib/observability/request-scopes';
 import { firstHeaderValue } from '@/lib/observability/request-tracing';
 import { isRequestDecided } from '@/lib/server/seam.mjs';
 
@@ -38,14 +39,14 @@ function callerOf(header: string | string[] | undefined): {
  * - out (Next's trace meta tags, outgoing requests), the active span when there is one, else, for
  *   a request not sampled, the scope: its page tells the browser not to sample it either.
  */
-export function scopeTracePropagator(sampleRate: number): TextMapPropagator {
+export function scopeTracePropagator(client: Client, sampleRate: number): TextMapPropagator {
   return {
     fields: () => [SENTRY_TRACE, BAGGAGE],
 
     extract(context, carrier, getter) {
       // Where server.mjs did not decide (`next dev`), the caller's header is read here instead.
       const { traceId, parentSpanId, sampled } = isRequestDecided()
-        ? getCurrentScope().getPropagationContext()
+        ? propagationNow()
         : callerOf(getter.get(carrier, SENTRY_TRACE));
       if (traceId === undefined || parentSpanId === undefined) return context;
       return trace.setSpanContext(context, {
@@ -57,10 +58,7 @@ export function scopeTracePropagator(sampleRate: number): TextMapPropagator {
     },
 
     inject(context, carrier, setter) {
-      const client = getClient();
-      if (client === undefined) return;
-      const scope = getCurrentScope();
-      const propagation = scope.getPropagationContext();
+      const propagation = propagationNow();
       const spanContext = trace.getSpan(context)?.spanContext();
       const active = spanContext !== undefined && isSpanContextValid(spanContext) ? spanContext : undefined;
       const traceId = active?.traceId ?? propagation.traceId;
@@ -69,18 +67,23 @@ export function scopeTracePropagator(sampleRate: number): TextMapPropagator {
       setter.set(
         carrier,
         SENTRY_TRACE,
-        generateSentryTraceHeader(traceId, active?.spanId ?? propagation.propagationSpanId, sampled),
+        generateSentryTraceHeader(traceId, active?.spanId ?? propagation.propagationSpanId ?? randomSpanId(), sampled),
       );
       const baggage = dynamicSamplingContextToSentryBaggageHeader(
-        samplingContextOf(client, scope, traceId, sampled, sampleRate),
+        samplingContextOf(client, propagation, traceId, sampled, sampleRate),
       );
       if (baggage) setter.set(carrier, BAGGAGE, baggage);
     },
   };
 }
 
+/** The propagation context of the work in progress: its request's, or its scope's. */
+function propagationNow(): PropagationContext {
+  return requestPropagationContext() ?? getCurrentScope().getPropagationContext();
+}
+
 /**
- * The sampling context of the trace in `scope`, as Sentry's SDKs write it: the caller's, frozen, when
+ * The sampling context of the trace of `propagation`, as Sentry's SDKs write it: the caller's, frozen, when
  * the trace continues one that came with it; else this server's as the trace's head (project,
  * environment, release, the rate and the random number that decided, and `head`'s extra fields).
  * Built here rather than asked of the SDK: with `openTelemetryIntegration()` and a span active,
@@ -88,13 +91,12 @@ export function scopeTracePropagator(sampleRate: number): TextMapPropagator {
  */
 export function samplingContextOf(
   client: Client,
-  scope: Scope,
+  propagation: PropagationContext,
   traceId: string,
   sampled: boolean | undefined,
   sampleRate: number,
   head: Partial<DynamicSamplingContext> = {},
 ): Partial<DynamicSamplingContext> {
-  const propagation = scope.getPropagationContext();
   if (propagation.dsc !== undefined) return propagation.dsc;
   return {
     ...getDynamicSamplingContextFromClient(traceId, client),
@@ -113,8 +115,7 @@ const randomIds = new RandomIdGenerator();
  * decided. Elsewhere (`next dev`, Next's start-up work), a fresh trace.
  */
 export const requestTraceIds: IdGenerator = {
-  generateTraceId: () =>
-    isRequestDecided() ? getCurrentScope().getPropagationContext().traceId : randomIds.generateTraceId(),
+  generateTraceId: () => (isRequestDecided() ? propagationNow().traceId : randomIds.generateTraceId()),
   generateSpanId: () => randomIds.generateSpanId(),
 };
 

@@ -68,7 +68,7 @@ async function traceRequest(name: string, status: number) {
   runWithClientAddress('127.0.0.1', () =>
     traceIfSampled(headers, 1, client, () => {
       // As Next opens a request's root span: in the context its propagator extracts.
-      const caller = scopeTracePropagator(0.1).extract(context.active(), {}, defaultTextMapGetter);
+      const caller = scopeTracePropagator(client, 0.1).extract(context.active(), {}, defaultTextMapGetter);
       context.with(caller, () =>
         tracer.startActiveSpan(name, { attributes: { 'next.route': name.split(' ')[1] ?? '' } }, (root) => {
           tracer.startSpan(`render route (app) ${name.split(' ')[1]}`).end();

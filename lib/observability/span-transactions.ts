@@ -13,9 +13,9 @@ import {
   type SpanOrigin,
   spanTimeInputToSeconds,
   type TransactionEvent,
-  uuid4,
 } from '@sentry/core';
 import type { LocalTrace } from '@/lib/observability/local-traces';
+import { randomTraceId } from '@/lib/observability/random-ids';
 import { samplingContextOf } from '@/lib/observability/span-propagation';
 
 const NEXT_TRACER = 'next.js';
@@ -70,7 +70,7 @@ function transactionOf(trace: LocalTrace, client: Client, sampleRate: number): T
   const options = client.getOptions();
   const event: TransactionEvent = {
     type: 'transaction',
-    event_id: uuid4(),
+    event_id: randomTraceId(),
     platform: 'node',
     transaction: trace.root.name,
     transaction_info: { source: isRequest ? 'route' : 'custom' },
@@ -97,9 +97,16 @@ function transactionOf(trace: LocalTrace, client: Client, sampleRate: number): T
     environment: options.environment,
     release: options.release,
     sdkProcessingMetadata: {
-      dynamicSamplingContext: samplingContextOf(client, trace.scope, root.trace_id, true, sampleRate, {
-        transaction: trace.root.name,
-      }),
+      dynamicSamplingContext: samplingContextOf(
+        client,
+        trace.scope.getPropagationContext(),
+        root.trace_id,
+        true,
+        sampleRate,
+        {
+          transaction: trace.root.name,
+        },
+      ),
     },
   };
   applyScopeDataToEvent(event, getCombinedScopeData(trace.isolationScope, trace.scope));
