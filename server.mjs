@@ -143,15 +143,13 @@ async function answerTunnel(request, response) {
  * and writes it onto every script it renders, so that header is ours alone, never the client's.
  * @param {import('node:http').IncomingMessage} request
  * @param {import('node:http').ServerResponse} response
- * @returns {import('./lib/server/seam.mjs').PagePolicy}
  */
 function setContentSecurityPolicy(request, response) {
   delete request.headers['content-security-policy'];
   delete request.headers['content-security-policy-report-only'];
-  const pagePolicy = policyFor(request.url ?? '/', request.method ?? 'GET', request.headers.cookie);
-  response.setHeader('content-security-policy', pagePolicy.policy);
-  if (pagePolicy.nonce !== undefined) request.headers['content-security-policy'] = pagePolicy.policy;
-  return pagePolicy;
+  const { policy, nonce } = policyFor(request.url ?? '/', request.method ?? 'GET', request.headers.cookie);
+  response.setHeader('content-security-policy', policy);
+  if (nonce !== undefined) request.headers['content-security-policy'] = policy;
 }
 
 let isShuttingDown = false;
@@ -179,13 +177,10 @@ const server = createServer(
         });
         return;
       }
-      const { isAsBuilt } = setContentSecurityPolicy(request, response);
+      setContentSecurityPolicy(request, response);
       // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
       // events, and with tracing its trace is decided as it arrives, once (lib/observability/request-tracing.ts).
-      void app.isolate(request.headers, () => {
-        if (isAsBuilt) app.announceTrace?.(response);
-        return handle(request, response);
-      });
+      void app.isolate(request.headers, () => handle(request, response));
     }),
 );
 server.keepAliveTimeout = 5_000;

@@ -1,6 +1,6 @@
 import 'server-only';
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import { context, ProxyTracerProvider, trace, propagation as traceHeaders } from '@opentelemetry/api';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import {
   type Client,
   type DynamicSamplingContext,
@@ -81,22 +81,4 @@ export function traceIfSampled<T>(
 ): T {
   const { isSampled, propagation } = decideRequestTrace(headers, sampleRate, client);
   return withRequestScopes(isSampled ? () => runTraced(work) : work, propagation);
-}
-
-/**
- * For a page served as built, whose HTML has no meta tags of this request: the request's trace and
- * its decision, as the meta tags of a rendered page carry them, in `Server-Timing`, where Sentry's
- * browser SDK reads them when a page has none (as Sentry's own SDKs for other frameworks send
- * them). Written as the response's headers go out: a sampled request's page load then continues
- * the span that served it, and an unsampled one's is not sampled by the browser either.
- */
-export function announceTraceOnResponse(response: ServerResponse): void {
-  const writeHead = response.writeHead;
-  response.writeHead = function announcingWriteHead(this: ServerResponse, ...args: unknown[]) {
-    const carrier: Record<string, string> = {};
-    traceHeaders.inject(context.active(), carrier);
-    const timings = Object.entries(carrier).map(([name, value]) => `${name};desc="${value}"`);
-    if (timings.length > 0) this.appendHeader('server-timing', timings);
-    return (writeHead as (...args: unknown[]) => ServerResponse).apply(this, args);
-  } as ServerResponse['writeHead'];
 }

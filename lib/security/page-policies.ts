@@ -73,7 +73,7 @@ export function createPolicyForRequest(
     // Next's own files are scripts and styles, never documents: no nonce to make.
     if (pathname.startsWith('/_next/')) return { policy: assetPolicy };
     const asBuilt = staticPolicies.get(pathname);
-    if (asBuilt !== undefined && !mayRender) return { policy: asBuilt, isAsBuilt: true };
+    if (asBuilt !== undefined && !mayRender) return { policy: asBuilt };
     const nonce = randomBytes(16).toString('base64');
     const hashes = prerendered.get(pathname) ?? notFoundHashes;
     return { policy: productionPolicy({ nonce, hashes }), nonce };

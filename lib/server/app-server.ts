@@ -2,7 +2,7 @@ import 'server-only';
 import { captureException, getClient } from '@sentry/core';
 import { env, isProduction } from '@/lib/env';
 import { startRequestScopes, withRequestScopes } from '@/lib/observability/request-scopes';
-import { announceTraceOnResponse, startRequestTracing, traceIfSampled } from '@/lib/observability/request-tracing';
+import { startRequestTracing, traceIfSampled } from '@/lib/observability/request-tracing';
 import { serverReportingSettings } from '@/lib/observability/server-options';
 import { startContentSecurityPolicy } from '@/lib/security/page-policies';
 import { type AppServer, provideAppServer } from '@/lib/server/seam.mjs';
@@ -22,19 +22,14 @@ function isDoneWithin(work: Promise<boolean>, timeoutMs: number): Promise<boolea
  * request server.mjs does not hand over, are decided by the server's sampler
  * (lib/observability/server-tracing.ts). Call it after `Sentry.init`.
  */
-function startRequestIsolation(sampleRate: number): Pick<AppServer, 'isolate' | 'announceTrace'> {
+function startRequestIsolation(sampleRate: number): AppServer['isolate'] {
   // Without a client (no DSN, no Spotlight) there is nothing to report, and no scopes to keep.
   const client = getClient();
-  if (client === undefined) return { isolate: (_headers, work) => work(), announceTrace: undefined };
+  if (client === undefined) return (_headers, work) => work();
   startRequestScopes();
-  if (!isProduction || sampleRate <= 0) {
-    return { isolate: (_headers, work) => withRequestScopes(work), announceTrace: undefined };
-  }
+  if (!isProduction || sampleRate <= 0) return (_headers, work) => withRequestScopes(work);
   startRequestTracing();
-  return {
-    isolate: (headers, work) => traceIfSampled(headers, sampleRate, client, work),
-    announceTrace: announceTraceOnResponse,
-  };
+  return (headers, work) => traceIfSampled(headers, sampleRate, client, work);
 }
 
 /**
@@ -47,7 +42,7 @@ export function startAppServer(): void {
   // The policy first: it may refuse the build, before the spool starts delivering anything.
   const policyFor = isProduction ? startContentSecurityPolicy(env.NEXT_DIST_DIR) : undefined;
   const tunnel = startTunnel();
-  const { isolate, announceTrace } = startRequestIsolation(serverReportingSettings.tracesSampleRate);
+  const isolate = startRequestIsolation(serverReportingSettings.tracesSampleRate);
   provideAppServer({
     tunnelPath: TUNNEL_PATH,
     handleTunnel: async (request) => {
@@ -60,7 +55,6 @@ export function startAppServer(): void {
     },
     policyFor,
     isolate,
-    announceTrace,
     spoolProblem: () => tunnel.spoolProblem(),
     // Whether the SDK's events went out. The spool keeps what it has not sent for the next start,
     // so an ingest slow to answer its envelopes loses nothing and does not make this false.

@@ -17,8 +17,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * @typedef {object} PagePolicy a response's Content-Security-Policy
  * @property {string} policy
  * @property {string} [nonce] made for this request; Next writes it onto every script it renders
- * @property {boolean} [isAsBuilt] a page served as the build prerendered it, whose HTML holds
- *   nothing of this request
  */
 
 /**
@@ -29,9 +27,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  *   each production page's CSP, from the build; undefined under `next dev`
  * @property {<T>(headers: import('node:http').IncomingHttpHeaders, work: () => T) => T} isolate runs
  *   one page or route request's work in its own Sentry scopes, deciding once, as it arrives, whether it is traced
- * @property {((response: import('node:http').ServerResponse) => void) | undefined} announceTrace
- *   for a page served as built, called within `isolate`: gives the browser the request's trace and
- *   its decision in the response's headers, as a rendered page's meta tags do; undefined without tracing
  * @property {() => string | undefined} spoolProblem why the tunnel's spool cannot keep envelopes now
  * @property {(timeoutMs: number) => Promise<boolean>} shutDown flushes pending events and stops the
  *   spool; false when that did not finish in time
