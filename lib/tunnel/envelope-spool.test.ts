@@ -207,15 +207,19 @@ describe('EnvelopeSpool', () => {
       expect((await readdir(dir)).sort()).toEqual([files.writing, files.sending]);
     });
 
-    it('keeps an envelope it cannot read now for a later try, rather than drop it', async () => {
+    it('keeps an envelope it cannot read now for a later try, rather than drop it at once', async () => {
       const name = '000000000000001-000000000-aaaaaaaa.envelope';
       // Unreadable as a file (EISDIR), as a file is under EMFILE or EIO.
       await mkdir(join(dir, name));
       const ingest = makeIngest();
       ingest.up = true;
-      const spool = makeSpool(ingest.deliver, { maxAgeMs: Number.POSITIVE_INFINITY });
+      const spool = makeSpool(ingest.deliver, {
+        maxAgeMs: Number.POSITIVE_INFINITY,
+        minBackoffMs: 200,
+        maxBackoffMs: 200,
+      });
       spool.start();
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 250));
       await spool.close();
       expect(spool.stats).toMatchObject({ pending: 1, droppedCorrupt: 0 });
       expect(await readdir(dir)).toEqual([name]);
@@ -225,6 +229,46 @@ describe('EnvelopeSpool', () => {
       const later = makeSpool(ingest.deliver, { maxAgeMs: Number.POSITIVE_INFINITY });
       later.start();
       await vi.waitFor(() => expect(ingest.accepted).toEqual(['readable again']));
+    });
+
+    it('drops an envelope it could not read five times, and sends the ones behind it', async () => {
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      await mkdir(join(dir, '000000000000001-000000000-aaaaaaaa.envelope'));
+      await writeFile(join(dir, '000000000000002-000000000-bbbbbbbb.envelope'), envelope('behind it'));
+      const ingest = makeIngest();
+      ingest.up = true;
+      const spool = makeSpool(ingest.deliver, { maxAgeMs: Number.POSITIVE_INFINITY });
+      spool.start();
+      await vi.waitFor(() => expect(ingest.accepted).toEqual(['behind it']));
+      expect(spool.stats).toMatchObject({ pending: 0, droppedCorrupt: 1 });
+    });
+
+    it('takes back a claim a dead process left, at its next look at the folder, not only at a start', async () => {
+      const claimed = '000000000000001-000000000-aaaaaaaa.envelope.claimed';
+      await writeFile(join(dir, claimed), envelope('claimed by a process that died'));
+      const ingest = makeIngest();
+      ingest.up = true;
+      // The claim is fresh when this process starts: it could be a live delivery.
+      const spool = makeSpool(ingest.deliver, {
+        maxAgeMs: Number.POSITIVE_INFINITY,
+        abandonedAfterMs: 300,
+        rescanIntervalMs: 50,
+      });
+      spool.start();
+      await spool.ready();
+      expect(spool.stats.pending).toBe(0);
+      await vi.waitFor(() => expect(ingest.accepted).toEqual(['claimed by a process that died']));
+      expect(await readdir(dir)).toEqual([]);
+    });
+
+    it('finds what another process kept after this one started', async () => {
+      const ingest = makeIngest();
+      ingest.up = true;
+      const spool = makeSpool(ingest.deliver, { maxAgeMs: Number.POSITIVE_INFINITY, rescanIntervalMs: 50 });
+      spool.start();
+      await spool.ready();
+      await writeFile(join(dir, '000000000000001-000000000-aaaaaaaa.envelope'), envelope('kept by a peer'));
+      await vi.waitFor(() => expect(ingest.accepted).toEqual(['kept by a peer']));
     });
 
     it('gives back what it was sending when it stops before ingest answers', async () => {

@@ -1,6 +1,5 @@
 import 'server-only';
 import { randomBytes } from 'node:crypto';
-import { renameSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseEnvelope } from '@sentry/core';
@@ -18,6 +17,13 @@ export type SpoolOptions = {
   deliver: (body: Uint8Array) => Promise<DeliveryResult>;
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * How long one delivery may hold its claim on a file (it is one attempt, bounded by the ingest
+   * timeout), and a write its temporary file: older ones were left by a process that died.
+   */
+  abandonedAfterMs?: number;
+  /** How often the folder is read again, for what other processes gave back or left behind. */
+  rescanIntervalMs?: number;
   now?: () => number;
 };
 
@@ -30,15 +36,15 @@ export type SpoolStats = {
   rejected: number;
 };
 
-type Entry = { name: string; size: number; createdAt: number };
+type Entry = { name: string; size: number; createdAt: number; failedReads: number };
 type Outcome = 'delivered' | 'droppedTooOld' | 'droppedCorrupt' | 'rejected';
 
 const SUFFIX = '.envelope';
 // An envelope being delivered by one process: taken by renaming, which only one process can do.
 const CLAIMED = '.claimed';
-// A claim lasts one delivery attempt, and a temporary file one write: older ones were left by a
-// process that died (killed, out of memory) and are taken back at the next start.
-const ABANDONED_AFTER_MS = 10 * 60 * 1_000;
+// A file that cannot be read this many times running is dropped as corrupt: until then it may be
+// a passing failure (out of file handles, an I/O error), and it holds up the envelopes behind it.
+const MAX_FAILED_READS = 5;
 // One round trip per envelope could fall behind the envelopes still arriving after an outage: a
 // backlog this long drains DRAIN_WINDOW at a time, each sent once all before it were. A short one
 // goes one by one, so ingest sees it in exactly the order it came.
@@ -52,8 +58,10 @@ const ARRIVAL_RETRY_MS = 1_000;
  * name and renamed into place, so a crash mid-write leaves at most a stray temporary file, which
  * a later start removes; a file that still does not parse is dropped and counted, never retried.
  * Several processes may share the folder (instances on one host use the same default folder):
- * each delivers what it kept and what it found at its start, and claims a file by renaming it
- * before it sends it, so only one of them sends each envelope.
+ * each delivers what it kept and what it finds there (at its start, then every
+ * `rescanIntervalMs`), and claims a file by renaming it before it sends it, so only one of them
+ * sends each envelope; one that stops mid-delivery gives its claims back, and a dead one's are
+ * taken back once they are older than any delivery takes.
  */
 export class EnvelopeSpool {
   readonly #options: Required<SpoolOptions>;
@@ -65,13 +73,23 @@ export class EnvelopeSpool {
   #writeProblem: string | undefined;
   #lastAttemptAt = 0;
   #wake: (() => void) | undefined;
+  #rescanTimer: NodeJS.Timeout | undefined;
+  /** The names of the entries queued here, for finding what is new in the folder. */
+  readonly #names = new Set<string>();
   /** The files this process has claimed and not yet settled. */
   readonly #claimed = new Set<string>();
   readonly #ready: Promise<void>;
   readonly #counts: Record<Outcome, number> = { delivered: 0, droppedTooOld: 0, droppedCorrupt: 0, rejected: 0 };
 
   constructor(options: SpoolOptions) {
-    this.#options = { minBackoffMs: 1_000, maxBackoffMs: 60_000, now: Date.now, ...options };
+    this.#options = {
+      minBackoffMs: 1_000,
+      maxBackoffMs: 60_000,
+      abandonedAfterMs: 10 * 60 * 1_000,
+      rescanIntervalMs: 60_000,
+      now: Date.now,
+      ...options,
+    };
     this.#ready = this.#load();
     // Surfaced by enqueue() and start(), not as an unhandled rejection.
     this.#ready.catch(() => undefined);
@@ -135,7 +153,7 @@ export class EnvelopeSpool {
       console.log(`Tunnel spool: ${this.#options.dir} can be written again`);
       this.#writeProblem = undefined;
     }
-    this.#entries.push({ name, size: body.byteLength, createdAt });
+    this.#queue({ name, size: body.byteLength, createdAt, failedReads: 0 });
     this.#startDraining();
     // Envelopes still arriving are worth a try at most once a second, whatever the backoff: under
     // load the spool notices within a second that ingest is back, instead of after up to a minute.
@@ -143,22 +161,33 @@ export class EnvelopeSpool {
     return 'queued';
   }
 
-  /** Starts delivering what an earlier run left behind. */
+  /** Starts delivering what an earlier run left behind, and what other processes leave. */
   start(): void {
     // A folder that cannot be read is logged, not left as an unhandled rejection; enqueue says so too.
     void this.#ready.then(
       () => this.#startDraining(),
       (error: unknown) => this.#noteWriteProblem(error),
     );
+    this.#rescanTimer = setInterval(() => {
+      void this.#ready
+        .then(() => this.#scan())
+        .then(
+          () => this.#startDraining(),
+          (error: unknown) => this.#noteWriteProblem(error),
+        );
+    }, this.#options.rescanIntervalMs);
+    // A process that is otherwise done does not wait for the next look.
+    this.#rescanTimer.unref();
   }
 
   /**
    * Stops delivering; what is still pending stays on disk. Waits up to `timeoutMs` for deliveries
    * in flight, then gives back what they claimed: an envelope that reached ingest all the same is
-   * sent once more by a later start, which ingest dedupes, rather than kept from every process.
+   * sent once more (ingest dedupes events by id), rather than held from every process.
    */
   async close(timeoutMs = Number.POSITIVE_INFINITY): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#rescanTimer);
     this.#wake?.();
     if (this.#draining !== undefined) {
       let timer: NodeJS.Timeout | undefined;
@@ -168,14 +197,7 @@ export class EnvelopeSpool {
       await Promise.race([this.#draining, deadline]);
       clearTimeout(timer);
     }
-    for (const name of this.#claimed) {
-      try {
-        renameSync(this.#claimedPath(name), this.#path(name));
-      } catch {
-        // Gone or unwritable: a later start takes it back once its claim is old.
-      }
-    }
-    this.#claimed.clear();
+    await Promise.all([...this.#claimed].map((name) => this.#release(name)));
   }
 
   #path(name: string): string {
@@ -198,22 +220,32 @@ export class EnvelopeSpool {
 
   async #load(): Promise<void> {
     await mkdir(this.#options.dir, { recursive: true });
+    await this.#scan();
+  }
+
+  /**
+   * Reads the folder: takes back what a dead process left (half-written files removed, claims
+   * given back) and queues every envelope not queued here yet, in arrival order.
+   */
+  async #scan(): Promise<void> {
+    // Files are dated by the wall clock, which every process on the host reads alike (`now` is the
+    // envelopes' own clock, for their age).
     const now = Date.now();
     for (const name of await readdir(this.#options.dir)) {
+      if (!name.endsWith('.tmp') && !name.endsWith(CLAIMED)) continue;
+      if (this.#claimed.has(name.slice(0, -CLAIMED.length))) continue;
       const path = this.#path(name);
-      if (name.endsWith('.tmp') || name.endsWith(CLAIMED)) {
-        const modifiedAt = await this.#modifiedAt(path);
-        // Another process's write or delivery in progress is left alone.
-        if (modifiedAt === undefined || now - modifiedAt < ABANDONED_AFTER_MS) continue;
-        if (name.endsWith('.tmp')) {
-          await rm(path, { force: true });
-        } else {
-          await rename(path, path.slice(0, -CLAIMED.length)).catch(() => undefined);
-        }
+      const modifiedAt = await this.#modifiedAt(path);
+      // Another process's write or delivery in progress is left alone.
+      if (modifiedAt === undefined || now - modifiedAt < this.#options.abandonedAfterMs) continue;
+      if (name.endsWith('.tmp')) {
+        await rm(path, { force: true });
+      } else {
+        await rename(path, path.slice(0, -CLAIMED.length)).catch(() => undefined);
       }
     }
-    for (const name of (await readdir(this.#options.dir)).sort()) {
-      if (!name.endsWith(SUFFIX)) continue;
+    for (const name of await readdir(this.#options.dir)) {
+      if (!name.endsWith(SUFFIX) || this.#names.has(name)) continue;
       let size: number;
       try {
         ({ size } = await stat(this.#path(name)));
@@ -222,9 +254,17 @@ export class EnvelopeSpool {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw error;
       }
-      this.#entries.push({ name, size, createdAt: Number.parseInt(name, 10) || 0 });
       this.#bytes += size;
+      this.#queue({ name, size, createdAt: Number.parseInt(name, 10) || 0, failedReads: 0 });
     }
+    // Names begin with the time they were kept: what another process kept may be older.
+    this.#entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Queues an envelope whose bytes are counted already. */
+  #queue(entry: Entry): void {
+    this.#entries.push(entry);
+    this.#names.add(entry.name);
   }
 
   #startDraining(): void {
@@ -263,36 +303,31 @@ export class EnvelopeSpool {
 
   /**
    * Claims an envelope and reads its body. Undefined when it is no longer this process's to send:
-   * another process claimed it first, or it was dropped (too old, or not an envelope). 'retry' when
-   * it could not be read now (out of file handles, an I/O error): it is given back and tried again.
+   * another process claimed it first, this one stopped, or it was dropped (too old, not an
+   * envelope, unreadable too often). 'retry' when it could not be read now: it is given back and
+   * tried again.
    */
   async #read(entry: Entry): Promise<Uint8Array | 'retry' | undefined> {
-    const path = this.#path(entry.name);
-    const claimedPath = this.#claimedPath(entry.name);
-    try {
-      // Dated now (the file system's clock, as every process reads it), so that no starting
-      // process takes the claim for an abandoned one.
-      const now = new Date();
-      await utimes(path, now, now);
-      await rename(path, claimedPath);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-        this.#noteWriteProblem(error);
-        return 'retry';
-      }
-      this.#forget(entry);
+    const claim = await this.#claim(entry);
+    if (claim === undefined) return undefined;
+    if (this.#closed) {
+      await this.#release(entry.name);
       return undefined;
     }
-    this.#claimed.add(entry.name);
     if (this.#options.now() - entry.createdAt > this.#options.maxAgeMs) {
       await this.#remove(entry, 'droppedTooOld');
       return undefined;
     }
     let body: Uint8Array;
     try {
-      body = await readFile(claimedPath);
+      body = await readFile(claim);
     } catch {
-      await this.#release(entry);
+      entry.failedReads += 1;
+      if (entry.failedReads >= MAX_FAILED_READS) {
+        await this.#remove(entry, 'droppedCorrupt');
+        return undefined;
+      }
+      await this.#release(entry.name);
       return 'retry';
     }
     try {
@@ -304,25 +339,50 @@ export class EnvelopeSpool {
     return body;
   }
 
-  /** Offers a claimed envelope to ingest; it goes back to the spool only to be retried. */
+  /**
+   * Where the envelope is to be read: its claimed file, or, in a folder that takes no rename (read
+   * only), its own file, as no other process can add to such a folder either. Undefined when
+   * another process claimed it first.
+   */
+  async #claim(entry: Entry): Promise<string | undefined> {
+    const path = this.#path(entry.name);
+    try {
+      // Dated now, so that no process takes the claim for an abandoned one.
+      const now = new Date();
+      await utimes(path, now, now);
+      await rename(path, this.#claimedPath(entry.name));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.#forget(entry);
+        return undefined;
+      }
+      this.#noteWriteProblem(error);
+      return path;
+    }
+    this.#claimed.add(entry.name);
+    return this.#claimedPath(entry.name);
+  }
+
+  /** Offers an envelope to ingest; it goes back to the spool only to be retried. */
   async #offer(entry: Entry, body: Uint8Array): Promise<DeliveryResult> {
     this.#lastAttemptAt = this.#options.now();
     const result = await this.#options.deliver(body).catch((): DeliveryResult => ({ outcome: 'retry' }));
     if (result.outcome === 'retry') {
-      await this.#release(entry);
+      await this.#release(entry.name);
     } else {
       await this.#remove(entry, result.outcome);
     }
     return result;
   }
 
-  /** Gives a claimed envelope back, for this process's next try or another's. */
-  async #release(entry: Entry): Promise<void> {
-    if (!this.#claimed.delete(entry.name)) return;
-    await rename(this.#claimedPath(entry.name), this.#path(entry.name)).catch((error: unknown) => {
-      // Gone (another process took it back as abandoned): not this process's to send any more.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') this.#forget(entry);
-      else this.#noteWriteProblem(error);
+  /**
+   * Gives a claimed envelope back, for this process's next try or another's. One that cannot be
+   * renamed back stays claimed until a process takes it back as abandoned.
+   */
+  async #release(name: string): Promise<void> {
+    if (!this.#claimed.delete(name)) return;
+    await rename(this.#claimedPath(name), this.#path(name)).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.#noteWriteProblem(error);
     });
   }
 
@@ -338,15 +398,15 @@ export class EnvelopeSpool {
   async #remove(entry: Entry, outcome: Outcome): Promise<void> {
     // Gone from the queue whether or not the file could be removed: a file left behind (a
     // read-only folder) is at worst delivered once more after a restart, which ingest dedupes.
-    await rm(this.#claimedPath(entry.name), { force: true }).catch((error: unknown) => this.#noteWriteProblem(error));
-    this.#claimed.delete(entry.name);
+    const path = this.#claimed.delete(entry.name) ? this.#claimedPath(entry.name) : this.#path(entry.name);
+    await rm(path, { force: true }).catch((error: unknown) => this.#noteWriteProblem(error));
     this.#forget(entry);
     this.#counts[outcome] += 1;
   }
 
   /** Out of this process's queue: settled here, or another process's to send. */
   #forget(entry: Entry): void {
-    if (!this.#entries.includes(entry)) return;
+    if (!this.#names.delete(entry.name)) return;
     this.#entries = this.#entries.filter((candidate) => candidate !== entry);
     this.#bytes -= entry.size;
   }

@@ -71,6 +71,8 @@ function tunnelOptions(): TunnelOptions {
             maxBytes: env.SENTRY_TUNNEL_SPOOL_MAX_BYTES,
             maxAgeMs: MAX_ENVELOPE_AGE_MS,
             deliver: (body) => deliverToIngest(dsn, body, env.SENTRY_TUNNEL_TIMEOUT_MS),
+            // A claim is held for one delivery, which ingest's timeout bounds; a minute's margin.
+            abandonedAfterMs: env.SENTRY_TUNNEL_TIMEOUT_MS + 60_000,
           }),
   };
 }
