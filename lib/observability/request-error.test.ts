@@ -1,11 +1,7 @@
 import { getCurrentScope } from '@sentry/core';
-import { reportRequestError } from '@/lib/observability/request-error';
+import { reportRequestError, requestDataOf } from '@/lib/observability/request-error';
 
-const request = {
-  path: '/api/x?page=2',
-  method: 'GET',
-  headers: { host: 'app.example', 'x-forwarded-proto': 'https' },
-};
+const request = { path: '/api/x?page=2', method: 'GET', headers: { host: 'app.example' } };
 const context = {
   routerKind: 'App Router',
   routePath: '/api/x',
@@ -33,13 +29,22 @@ describe('reportRequestError', () => {
       context,
     );
     expect(requestData).toMatchObject({
-      url: 'https://app.example/api/x?page=2',
+      url: 'http://app.example/api/x?page=2',
       query_string: 'page=2',
       method: 'GET',
       headers: { host: 'app.example' },
     });
     // Only the failing request's event: nothing is left on the scope the request goes on with.
     expect(getCurrentScope().getScopeData().sdkProcessingMetadata.normalizedRequest).toBeUndefined();
+  });
+
+  it("names the host the client asked for, and a proxy's forwarded host only behind a trusted proxy", () => {
+    const forwarded = {
+      ...request,
+      headers: { host: 'app.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'http' },
+    };
+    expect(requestDataOf(forwarded, false).url).toBe('http://app.example/api/x?page=2');
+    expect(requestDataOf(forwarded, true).url).toBe('http://evil.example/api/x?page=2');
   });
 
   it('reports a frozen error, which cannot take a digest, rather than lose it', () => {

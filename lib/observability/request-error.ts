@@ -1,6 +1,7 @@
 import 'server-only';
 import { httpRequestToRequestData, withScope } from '@sentry/core';
 import type { Instrumentation } from 'next';
+import { env } from '@/lib/env';
 import { digestOf } from '@/lib/observability/digest';
 
 type RequestErrorArgs = Parameters<Instrumentation.onRequestError>;
@@ -26,13 +27,21 @@ export function reportRequestError(
     Reflect.set(error, 'digest', String(random));
   }
   withScope((scope) => {
-    scope.setSDKProcessingMetadata({
-      normalizedRequest: httpRequestToRequestData({
-        method: request.method,
-        url: request.path,
-        headers: request.headers,
-      }),
-    });
+    scope.setSDKProcessingMetadata({ normalizedRequest: requestDataOf(request) });
     captureRequestError(error, request, context);
+  });
+}
+
+/**
+ * A failing request as the SDK's events hold it: method, URL, query string, headers. The host and
+ * scheme are the ones the client asked for; its X-Forwarded-* are read only behind a proxy that
+ * writes them (TRUST_PROXY), or any client could name the host its error events show.
+ */
+export function requestDataOf(request: RequestErrorArgs[1], trustProxy = env.TRUST_PROXY === true) {
+  const { 'x-forwarded-host': _host, 'x-forwarded-proto': _proto, ...ownHeaders } = request.headers;
+  return httpRequestToRequestData({
+    method: request.method,
+    url: request.path,
+    headers: trustProxy ? request.headers : ownHeaders,
   });
 }
