@@ -6,12 +6,12 @@ import { randomUUID } from 'node:crypto';
 // than the id, and a traced server draws ids on every request (docs/performance.md). These are the
 // same ids, drawn directly.
 
-/** A trace id as Sentry's SDKs draw one: the 32 hex digits of a random UUID. */
-export function randomTraceId(): string {
+/** A trace or event id as Sentry's SDKs draw one: the 32 hex digits of a random UUID. */
+export function randomUuidHex(): string {
   return randomUUID().replaceAll('-', '');
 }
 
 /** A span id as Sentry's SDKs draw one: the last 16 of those digits. */
 export function randomSpanId(): string {
-  return randomTraceId().slice(16);
+  return randomUuidHex().slice(16);
 }

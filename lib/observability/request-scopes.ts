@@ -7,7 +7,7 @@ import {
   type Scope,
   setAsyncContextStrategy,
 } from '@sentry/core';
-import { randomSpanId, randomTraceId } from '@/lib/observability/random-ids';
+import { randomSpanId, randomUuidHex } from '@/lib/observability/random-ids';
 import { currentScopes, requestContextStorage, runWithScopes, type ScopePair } from '@/lib/server/seam.mjs';
 
 const processScopes = (): ScopePair => ({
@@ -25,7 +25,7 @@ function scopesNow(): Readonly<ScopePair> {
  * span id its trace headers name while no span of its own is active.
  */
 export function freshTrace(): PropagationContext {
-  return { traceId: randomTraceId(), sampleRand: Math.random(), propagationSpanId: randomSpanId() };
+  return { traceId: randomUuidHex(), sampleRand: Math.random(), propagationSpanId: randomSpanId() };
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   type TransactionEvent,
 } from '@sentry/core';
 import type { LocalTrace } from '@/lib/observability/local-traces';
-import { randomTraceId } from '@/lib/observability/random-ids';
+import { randomUuidHex } from '@/lib/observability/random-ids';
 import { samplingContextOf } from '@/lib/observability/span-propagation';
 
 const NEXT_TRACER = 'next.js';
@@ -70,7 +70,7 @@ function transactionOf(trace: LocalTrace, client: Client, sampleRate: number): T
   const options = client.getOptions();
   const event: TransactionEvent = {
     type: 'transaction',
-    event_id: randomTraceId(),
+    event_id: randomUuidHex(),
     platform: 'node',
     transaction: trace.root.name,
     transaction_info: { source: isRequest ? 'route' : 'custom' },
