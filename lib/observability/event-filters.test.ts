@@ -107,17 +107,7 @@ describe('the browser init', () => {
   });
 
   it('drops extension errors before they are sent, and sends the app’s', () => {
-    const options = browserSentryOptions(
-      {
-        dsn: 'https://k@o1.ingest.sentry.io/1',
-        environment: 't',
-        release: 'r',
-        tracesSampleRate: 0,
-        spotlightUrl: undefined,
-      },
-      new Set(),
-    );
-    const beforeSend = options?.beforeSend;
+    const beforeSend = beforeSendOf();
     const app = errorWithFrames('http://localhost:3000/_next/static/chunks/app.js');
     expect(beforeSend?.(errorWithFrames('moz-extension://1/a.js') as never, {})).toBeNull();
     expect(beforeSend?.(app as never, {})).toBe(app);
