@@ -59,6 +59,42 @@ test('an error thrown before the SDK could be fetched, with the network gone, ar
   await sink.waitForErrorEvent((event) => exceptionValue(event) === 'thrown before the SDK was there');
 });
 
+test('a render error the error boundary caught before the SDK could be fetched arrives once the browser is back', async ({
+  page,
+  context,
+  request,
+  sink,
+}) => {
+  // The network fails every script the page did not load with its HTML, i.e. the SDK's chunks.
+  const html = await (await request.get('/sentry-example-page')).text();
+  const initialScripts = new Set(
+    [...html.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map(([, source = '']) => new URL(source, 'http://x').pathname),
+  );
+  let isNetworkDown = true;
+  await page.route(
+    (url) => url.pathname.startsWith('/_next/static/chunks/') && url.pathname.endsWith('.js'),
+    (route) =>
+      isNetworkDown && !initialScripts.has(new URL(route.request().url()).pathname)
+        ? route.abort('internetdisconnected')
+        : route.continue(),
+  );
+  await page.goto('/sentry-example-page');
+  await context.setOffline(true);
+  await page.getByRole('button', { name: 'Break rendering' }).click();
+  await expect(page.getByText('A client-side exception occurred')).toBeVisible();
+  await page.waitForTimeout(1_000);
+  expect(await page.evaluate(() => '__SENTRY__' in window)).toBe(false);
+
+  isNetworkDown = false;
+  await context.setOffline(false);
+  const rendering = 'Sentry example error thrown while rendering in the browser';
+  await sink.waitForErrorEvent((event) => exceptionValue(event) === rendering);
+  // Then a page load: once its trace is in, a wrongly reported chunk failure would be too.
+  await page.goto('/');
+  await sink.waitForItem('transaction', (transaction) => transaction.transaction === '/');
+  expect((await sink.errorEvents()).map(exceptionValue)).toEqual([rendering]);
+});
+
 test('while ingest is down the tunnel keeps envelopes and delivers them in order when it is back', async ({
   request,
   sink,

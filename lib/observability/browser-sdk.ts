@@ -28,7 +28,11 @@ export function loadBrowserSdk(): Promise<BrowserSdk> {
 /** Reports an error caught by an error boundary, which the SDK's global handlers never see. */
 export function reportBoundaryError(error: unknown): void {
   if (!isBrowserReportingEnabled) return;
-  void loadBrowserSdk().then((sdk) =>
-    sdk.captureException(error, { mechanism: { type: 'auto.function.nextjs.error_boundary', handled: false } }),
+  loadBrowserSdk().then(
+    (sdk) =>
+      sdk.captureException(error, { mechanism: { type: 'auto.function.nextjs.error_boundary', handled: false } }),
+    // Offline before the SDK was ever fetched: the error waits for the network, rather than be
+    // lost with only the chunk's failure reported in its place.
+    () => window.addEventListener('online', () => reportBoundaryError(error), { once: true }),
   );
 }
