@@ -153,7 +153,8 @@ export class EnvelopeSpool {
       console.log(`Tunnel spool: ${this.#options.dir} can be written again`);
       this.#writeProblem = undefined;
     }
-    this.#queue({ name, size: body.byteLength, createdAt, failedReads: 0 });
+    // A look at the folder may have queued it first, and counted it.
+    if (!this.#queue({ name, size: body.byteLength, createdAt, failedReads: 0 })) this.#bytes -= body.byteLength;
     this.#startDraining();
     // Envelopes still arriving are worth a try at most once a second, whatever the backoff: under
     // load the spool notices within a second that ingest is back, instead of after up to a minute.
@@ -254,17 +255,18 @@ export class EnvelopeSpool {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw error;
       }
-      this.#bytes += size;
-      this.#queue({ name, size, createdAt: Number.parseInt(name, 10) || 0, failedReads: 0 });
+      if (this.#queue({ name, size, createdAt: Number.parseInt(name, 10) || 0, failedReads: 0 })) this.#bytes += size;
     }
     // Names begin with the time they were kept: what another process kept may be older.
     this.#entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** Queues an envelope whose bytes are counted already. */
-  #queue(entry: Entry): void {
+  /** Queues an envelope, unless one of its name is queued already (false then). Bytes are the caller's to count. */
+  #queue(entry: Entry): boolean {
+    if (this.#names.has(entry.name)) return false;
     this.#entries.push(entry);
     this.#names.add(entry.name);
+    return true;
   }
 
   #startDraining(): void {
@@ -406,8 +408,9 @@ export class EnvelopeSpool {
 
   /** Out of this process's queue: settled here, or another process's to send. */
   #forget(entry: Entry): void {
-    if (!this.#names.delete(entry.name)) return;
+    if (!this.#entries.includes(entry)) return;
     this.#entries = this.#entries.filter((candidate) => candidate !== entry);
+    this.#names.delete(entry.name);
     this.#bytes -= entry.size;
   }
 
