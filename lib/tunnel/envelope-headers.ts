@@ -1,20 +1,25 @@
 const NEWLINE = 0x0a;
 const decoder = new TextDecoder();
 
+type ItemHeader = Record<string, unknown>;
+
+function isItemHeader(value: unknown): value is ItemHeader {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** An item's payload length as the envelope format allows it: a byte count, or absent (a line). */
-function payloadLengthOf(itemHeader: unknown): number | undefined | null {
-  if (typeof itemHeader !== 'object' || itemHeader === null || Array.isArray(itemHeader)) return null;
-  const { length } = itemHeader as { length?: unknown };
+function payloadLengthOf({ length }: ItemHeader): number | undefined | null {
   if (length === undefined) return undefined;
   return Number.isSafeInteger(length) && (length as number) >= 0 ? (length as number) : null;
 }
 
 /**
- * The envelope's header line and each item's header line, as raw text, walking items as Relay
- * does (a payload is `length` bytes when its header says so, else a line). Undefined when an item
- * header is not a JSON object or its `length` is not a byte count: such a body is refused.
+ * The envelope's header line and each item's header line, as raw text, and each item's header as
+ * parsed, walking items as Relay does (a payload is `length` bytes when its header says so, else a
+ * line). Undefined when an item header is not a JSON object or its `length` is not a byte count:
+ * such a body is refused.
  */
-export function envelopeHeaderLines(body: Uint8Array): string[] | undefined {
+export function envelopeHeaders(body: Uint8Array): { lines: string[]; itemHeaders: ItemHeader[] } | undefined {
   const lineFrom = (start: number): [string, number] => {
     const end = body.indexOf(NEWLINE, start);
     const stop = end === -1 ? body.length : end;
@@ -22,6 +27,7 @@ export function envelopeHeaderLines(body: Uint8Array): string[] | undefined {
   };
   const [header, afterHeader] = lineFrom(0);
   const lines = [header];
+  const itemHeaders: ItemHeader[] = [];
   let offset = afterHeader;
   while (offset < body.length) {
     const [itemHeader, payloadStart] = lineFrom(offset);
@@ -30,17 +36,20 @@ export function envelopeHeaderLines(body: Uint8Array): string[] | undefined {
       continue;
     }
     lines.push(itemHeader);
-    let length: number | undefined | null;
+    let parsed: unknown;
     try {
-      length = payloadLengthOf(JSON.parse(itemHeader));
+      parsed = JSON.parse(itemHeader);
     } catch {
       return undefined;
     }
+    if (!isItemHeader(parsed)) return undefined;
+    itemHeaders.push(parsed);
+    const length = payloadLengthOf(parsed);
     // A negative or fractional length would walk backwards, or never end.
     if (length === null) return undefined;
     offset = length === undefined ? lineFrom(payloadStart)[1] : payloadStart + length + 1;
   }
-  return lines;
+  return { lines, itemHeaders };
 }
 
 /**

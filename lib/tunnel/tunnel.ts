@@ -11,7 +11,7 @@ import type { RateLimiter } from '@/lib/server/rate-limiter';
 import { BodyTimeoutError, BodyTooLargeError, readBodyCapped } from '@/lib/server/read-body';
 import type { TunnelRequest } from '@/lib/server/seam.mjs';
 import { textResponse } from '@/lib/server/text-response';
-import { envelopeHeaderLines, hasDuplicateKeys } from '@/lib/tunnel/envelope-headers';
+import { envelopeHeaders, hasDuplicateKeys } from '@/lib/tunnel/envelope-headers';
 import type { DeliveryResult, EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
 import { type IngestFailure, type IngestResponse, postToIngest } from '@/lib/tunnel/ingest-client';
 
@@ -53,11 +53,11 @@ function refusalOf(body: Uint8Array, ownDsn: DsnComponents): { status: 400 | 403
     return { status: 400, reason: 'Envelope header names no DSN' };
   }
   // What the check reads must be what every later reader reads: the items as Relay walks them.
-  const headerLines = envelopeHeaderLines(body);
-  if (headerLines === undefined) {
+  const headers = envelopeHeaders(body);
+  if (headers === undefined) {
     return { status: 400, reason: 'Malformed body: expected a Sentry envelope' };
   }
-  if (headerLines.some(hasDuplicateKeys)) {
+  if (headers.lines.some(hasDuplicateKeys)) {
     return { status: 400, reason: 'Envelope headers name a key twice' };
   }
   // Compared as the browser SDK writes it, never parsed: Sentry's DSN parser logs what it cannot
@@ -65,10 +65,7 @@ function refusalOf(body: Uint8Array, ownDsn: DsnComponents): { status: 400 | 403
   if (header.dsn !== dsnToString(ownDsn)) {
     return { status: 403, reason: 'Envelope is not for this project' };
   }
-  const itemHeaders = [
-    ...items.map(([itemHeader]) => itemHeader),
-    ...headerLines.slice(1).map((line) => JSON.parse(line)),
-  ];
+  const itemHeaders = [...items.map(([itemHeader]) => itemHeader), ...headers.itemHeaders];
   if (itemHeaders.some((itemHeader) => typeof itemHeader === 'object' && itemHeader !== null && 'dsn' in itemHeader)) {
     return { status: 403, reason: 'Envelope names a second DSN' };
   }
