@@ -1,3 +1,4 @@
+import type { APIRequestContext, Page } from '@playwright/test';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
 import { SENTRY_DSN } from './support/servers';
@@ -25,14 +26,12 @@ test('errors captured while the browser is offline are delivered once it is back
   await sink.waitForErrorEvent((event) => exceptionValue(event) === 'thrown while offline');
 });
 
-test('an error thrown before the SDK could be fetched, with the network gone, arrives once the browser is back', async ({
-  page,
-  context,
-  request,
-  sink,
-}) => {
-  // The network fails every script the page did not load with its HTML, i.e. the SDK's chunks.
-  const html = await (await request.get('/about')).text();
+/**
+ * Fails every script `path`'s HTML does not load itself, i.e. the SDK's chunks, as a network gone
+ * after the page arrived would, until `restore()`.
+ */
+async function failScriptsNotIn(page: Page, request: APIRequestContext, path: string) {
+  const html = await (await request.get(path)).text();
   const initialScripts = new Set(
     [...html.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map(([, source = '']) => new URL(source, 'http://x').pathname),
   );
@@ -44,6 +43,20 @@ test('an error thrown before the SDK could be fetched, with the network gone, ar
         ? route.abort('internetdisconnected')
         : route.continue(),
   );
+  return {
+    restore() {
+      isNetworkDown = false;
+    },
+  };
+}
+
+test('an error thrown before the SDK could be fetched, with the network gone, arrives once the browser is back', async ({
+  page,
+  context,
+  request,
+  sink,
+}) => {
+  const network = await failScriptsNotIn(page, request, '/about');
   await page.addInitScript(() => {
     window.addEventListener('load', () => {
       throw new Error('thrown before the SDK was there');
@@ -54,7 +67,7 @@ test('an error thrown before the SDK could be fetched, with the network gone, ar
   await page.waitForTimeout(1_500);
   expect(await page.evaluate(() => '__SENTRY__' in window)).toBe(false);
 
-  isNetworkDown = false;
+  network.restore();
   await context.setOffline(false);
   await sink.waitForErrorEvent((event) => exceptionValue(event) === 'thrown before the SDK was there');
 });
@@ -65,19 +78,7 @@ test('a render error the error boundary caught before the SDK could be fetched a
   request,
   sink,
 }) => {
-  // The network fails every script the page did not load with its HTML, i.e. the SDK's chunks.
-  const html = await (await request.get('/sentry-example-page')).text();
-  const initialScripts = new Set(
-    [...html.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map(([, source = '']) => new URL(source, 'http://x').pathname),
-  );
-  let isNetworkDown = true;
-  await page.route(
-    (url) => url.pathname.startsWith('/_next/static/chunks/') && url.pathname.endsWith('.js'),
-    (route) =>
-      isNetworkDown && !initialScripts.has(new URL(route.request().url()).pathname)
-        ? route.abort('internetdisconnected')
-        : route.continue(),
-  );
+  const network = await failScriptsNotIn(page, request, '/sentry-example-page');
   await page.goto('/sentry-example-page');
   await context.setOffline(true);
   await page.getByRole('button', { name: 'Break rendering' }).click();
@@ -85,7 +86,7 @@ test('a render error the error boundary caught before the SDK could be fetched a
   await page.waitForTimeout(1_000);
   expect(await page.evaluate(() => '__SENTRY__' in window)).toBe(false);
 
-  isNetworkDown = false;
+  network.restore();
   await context.setOffline(false);
   const rendering = 'Sentry example error thrown while rendering in the browser';
   await sink.waitForErrorEvent((event) => exceptionValue(event) === rendering);
