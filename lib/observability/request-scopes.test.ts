@@ -6,6 +6,7 @@ import {
   getDefaultCurrentScope,
   getDefaultIsolationScope,
   getMainCarrier,
+  isTracingSuppressed,
   waitForTracingChannelBinding,
 } from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
@@ -179,6 +180,27 @@ describe('scopes for each request, forked when read', () => {
         });
       });
     });
+  });
+
+  it('suppresses tracing for the work Sentry.suppressTracing runs, and for nothing after it, without forking a scope', async () => {
+    await asRequest(async () => {
+      expect(isTracingSuppressed()).toBe(false);
+      const inside = await Sentry.suppressTracing(async () => {
+        await tick();
+        return isTracingSuppressed();
+      });
+      expect(inside).toBe(true);
+      expect(isTracingSuppressed()).toBe(false);
+    });
+    await asRequest(async () => expect(isTracingSuppressed()).toBe(false));
+
+    const clone = vi.spyOn(Sentry.Scope.prototype, 'clone');
+    try {
+      await asRequest(() => Sentry.suppressTracing(tick));
+      expect(clone).not.toHaveBeenCalled();
+    } finally {
+      clone.mockRestore();
+    }
   });
 
   it("binds Sentry's tracing channels to the request's store, so their subscribers see its scopes", async () => {

@@ -1,4 +1,6 @@
 import 'server-only';
+import { context } from '@opentelemetry/api';
+import { isTracingSuppressed, suppressTracing } from '@opentelemetry/core';
 import {
   getDefaultCurrentScope,
   getDefaultIsolationScope,
@@ -8,7 +10,14 @@ import {
   setAsyncContextStrategy,
 } from '@sentry/core';
 import { randomSpanId, randomUuidHex } from '@/lib/observability/random-ids';
-import { currentScopes, requestContextStorage, runWithScopes, type ScopePair } from '@/lib/server/seam.mjs';
+import {
+  currentScopes,
+  isTracingSuppressedNow,
+  requestContextStorage,
+  runWithScopes,
+  runWithTracingSuppressed,
+  type ScopePair,
+} from '@/lib/server/seam.mjs';
 
 const processScopes = (): ScopePair => ({
   scope: getDefaultCurrentScope(),
@@ -126,6 +135,13 @@ export function startRequestScopes(): void {
     },
     withSetIsolationScope: (isolationScope, callback) =>
       runWithScopes({ scope: scopesNow().scope.clone(), isolationScope }, () => callback(isolationScope)),
+    // `Sentry.suppressTracing` (which the SDK's transport runs in too) without the scope fork of the
+    // SDK's fallback, marked in the same store, and in OpenTelemetry's context, where the server's
+    // tracer and instrumentations look (lib/observability/server-tracing.ts). With no context
+    // manager registered (no tracing), that second mark is a no-op.
+    suppressTracing: (callback) =>
+      context.with(suppressTracing(context.active()), () => runWithTracingSuppressed(callback)),
+    isTracingSuppressed: () => isTracingSuppressedNow() || isTracingSuppressed(context.active()),
     // What Sentry's channel-based integrations bind their channels to: the same store, so their
     // subscribers see the request's scopes.
     getTracingChannelBinding: () => ({ asyncLocalStorage: requestContextStorage() }),

@@ -56,7 +56,7 @@ afterAll(async () => {
 });
 
 /** A request as server.mjs hands it over, sampled, whose handling opens a root span and fetches. */
-function tracedRequest(headers: IncomingHttpHeaders): Promise<void> {
+function tracedRequest(headers: IncomingHttpHeaders, fetchUnderSuppression = false): Promise<void> {
   return runWithClientAddress('127.0.0.1', () =>
     traceIfSampled(headers, 1, Sentry.getClient(), () => {
       Sentry.setTag('request.kind', 'traced');
@@ -65,6 +65,7 @@ function tracedRequest(headers: IncomingHttpHeaders): Promise<void> {
       return context.with(caller, () =>
         tracer.startActiveSpan('GET /status', async (root) => {
           await (await fetch(url)).text();
+          if (fetchUnderSuppression) await Sentry.suppressTracing(async () => (await fetch(url)).text());
           root.end();
         }),
       );
@@ -89,6 +90,16 @@ describe('startServerTracing', () => {
     // The trace's sampling context is its head's, passed on as it came.
     expect(downstream.at(-1)?.baggage).toContain('sentry-public_key=caller');
     expect(transaction?.tags).toMatchObject({ 'request.kind': 'traced' });
+  });
+
+  it('records no span for what runs under Sentry.suppressTracing, and sends no trace headers with it', async () => {
+    const traceId = '1123456789abcdef0123456789abcdef';
+    await tracedRequest({ 'sentry-trace': `${traceId}-0123456789abcdef-1` }, true);
+    await Sentry.flush(1_000);
+    const transaction = transactions.find((item) => item.contexts?.trace?.trace_id === traceId);
+    const fetchSpans = transaction?.spans?.filter((span) => span.origin === 'auto.http.otel.undici');
+    expect(fetchSpans).toHaveLength(1);
+    expect(downstream.at(-1)?.['sentry-trace']).toBeUndefined();
   });
 
   it("gives a trace this server began the project, environment, release and rate in its envelope's header", async () => {

@@ -1,5 +1,6 @@
 import 'server-only';
 import { isSpanContextValid, type SpanContext, type TextMapPropagator, TraceFlags, trace } from '@opentelemetry/api';
+import { isTracingSuppressed } from '@opentelemetry/core';
 import { type IdGenerator, RandomIdGenerator } from '@opentelemetry/sdk-trace-base';
 import {
   type Client,
@@ -58,6 +59,9 @@ export function scopeTracePropagator(client: Client, sampleRate: number): TextMa
     },
 
     inject(context, carrier, setter) {
+      // Work under `Sentry.suppressTracing` carries no trace out, as with OpenTelemetry's own
+      // propagators and Sentry's fetch integration.
+      if (isTracingSuppressed(context)) return;
       const propagation = propagationNow();
       const spanContext = trace.getSpan(context)?.spanContext();
       const active = spanContext !== undefined && isSpanContextValid(spanContext) ? spanContext : undefined;

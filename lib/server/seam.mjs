@@ -46,6 +46,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  *   set for a request server.mjs handed over, and only then
  * @property {boolean} [isTraced] set for a request whose trace will be sampled
  * @property {Readonly<ScopePair>} [scopes] Sentry's scopes; the process's where none are set
+ * @property {boolean} [isTracingSuppressed] set for work run under `Sentry.suppressTracing`
  */
 
 /**
@@ -139,6 +140,21 @@ export function currentScopes() {
  */
 export function runWithScopes(scopes, work) {
   return state.requests.run({ ...state.requests.getStore(), scopes }, work);
+}
+
+/**
+ * Runs `work` with tracing suppressed, in the request it belongs to (if any).
+ * @template T
+ * @param {() => T} work
+ * @returns {T}
+ */
+export function runWithTracingSuppressed(work) {
+  return state.requests.run({ ...state.requests.getStore(), isTracingSuppressed: true }, work);
+}
+
+/** Whether the work in progress runs with tracing suppressed (runWithTracingSuppressed). */
+export function isTracingSuppressedNow() {
+  return state.requests.getStore()?.isTracingSuppressed === true;
 }
 
 /**
