@@ -39,6 +39,27 @@ test('visiting an unknown URL sends no not-found trace, as a transaction or as s
   expect(spans.filter((span) => notFoundName.test(span.name ?? '')).map((span) => span.name)).toEqual([]);
 });
 
+test("navigating inside the app to an unknown URL sends no trace of it, though the old page's trace ends as Next reloads", async ({
+  page,
+  sink,
+}) => {
+  await page.goto('/');
+  await sink.waitForItem<Event>('transaction', (transaction) => transaction.contexts?.trace?.op === 'pageload');
+  // A client-side navigation, as a <Link> to a URL no route matches makes: its page data answers
+  // 404, and Next loads the URL anew, which ends the old page's navigation trace.
+  await page.evaluate(() =>
+    (window as unknown as { next: { router: { push(href: string): void } } }).next.router.push('/no-such-page'),
+  );
+  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+
+  await page.goto('/about');
+  await sink.waitForItem<Event>('transaction', (transaction) => transaction.transaction === '/about');
+  const transactions = await sink.items<Event>('transaction');
+  expect(
+    transactions.filter((transaction) => notFoundName.test(transaction.transaction ?? '')).map((t) => t.transaction),
+  ).toEqual([]);
+});
+
 /** The ids of a transaction's own span and of every span in it. */
 function spanIdsOf(transaction: Event): (string | undefined)[] {
   return [transaction.contexts?.trace?.span_id, ...(transaction.spans ?? []).map((span) => span.span_id)];

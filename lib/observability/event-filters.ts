@@ -33,7 +33,7 @@ function browserTracePath(event: Event): string | undefined {
 /**
  * A trace of a not-found page: by Next's route name, a 404 answer, or, in the browser, which cannot
  * tell a 404 by the trace's name (for an unknown URL it is just the URL), a path the not-found
- * screen was shown for.
+ * screen was shown for, or whose own request answered 404.
  */
 export function isNotFoundTrace(event: Event, notFoundPaths: ReadonlySet<string> = NO_PATHS): boolean {
   if (event.transaction !== undefined && notFoundTransactionName.test(event.transaction)) {
@@ -43,7 +43,21 @@ export function isNotFoundTrace(event: Event, notFoundPaths: ReadonlySet<string>
     return true;
   }
   const path = browserTracePath(event);
-  return path !== undefined && notFoundPaths.has(path);
+  return path !== undefined && (notFoundPaths.has(path) || isPathAnswered404(event, path));
+}
+
+/**
+ * Whether a browser trace's own request for its path answered 404. An in-app navigation to an
+ * unknown URL fetches the page's data, gets a 404, and Next loads the URL anew: the not-found screen
+ * shows in the new document, too late to mark the path for the old one's trace.
+ */
+function isPathAnswered404(event: Event, path: string): boolean {
+  return (event.spans ?? []).some((span) => {
+    if (span.op !== 'http.client' || span.data?.['http.response.status_code'] !== 404) return false;
+    // The browser SDK writes `url.full`; before version 10, `url`.
+    const url = span.data['url.full'] ?? span.data.url;
+    return typeof url === 'string' && URL.parse(url, 'http://localhost')?.pathname === path;
+  });
 }
 
 const EXTENSION_URL = /^(?:chrome|moz|safari|safari-web)-extension:\/\//;

@@ -88,6 +88,23 @@ describe('shared Sentry options', () => {
       { transaction: '/typo', transaction_info: { source: 'url' }, contexts: { trace: { op: 'navigation' } } },
     ],
     [
+      "an in-app navigation whose page data answered 404 (Next then loads the page anew, the old page's trace ends)",
+      {
+        transaction: '/elsewhere',
+        transaction_info: { source: 'url' },
+        contexts: { trace: { op: 'navigation' } },
+        spans: [
+          {
+            op: 'http.client',
+            span_id: 'a',
+            trace_id: 't',
+            start_timestamp: 1,
+            data: { 'url.full': 'http://app.test/elsewhere?_rsc=1x2y', 'http.response.status_code': 404 },
+          },
+        ],
+      },
+    ],
+    [
       "Next's module loading",
       {
         transaction: 'load route module',
@@ -98,6 +115,30 @@ describe('shared Sentry options', () => {
     const { client, sentItems } = makeClient(new Set(['/typo']));
     client.captureEvent({ type: 'transaction', timestamp: 2, start_timestamp: 1, ...transaction } as Event);
     client.captureEvent({ type: 'transaction', transaction: '/status', timestamp: 2, start_timestamp: 1 });
+    const items = await sentItems();
+    expect(items.map(({ payload }) => (payload as Event).transaction)).toEqual(['/status']);
+  });
+
+  it('keeps a navigation whose own page data arrived, though another request of it answered 404', async () => {
+    const { client, sentItems } = makeClient();
+    client.captureEvent({
+      type: 'transaction',
+      transaction: '/status',
+      transaction_info: { source: 'url' },
+      contexts: { trace: { op: 'navigation', span_id: 'b', trace_id: 't' } },
+      timestamp: 2,
+      start_timestamp: 1,
+      spans: [
+        {
+          op: 'http.client',
+          span_id: 'a',
+          trace_id: 't',
+          start_timestamp: 1,
+          status: 'ok',
+          data: { 'url.full': 'http://app.test/api/missing', 'http.response.status_code': 404 },
+        },
+      ],
+    } as Event);
     const items = await sentItems();
     expect(items.map(({ payload }) => (payload as Event).transaction)).toEqual(['/status']);
   });
