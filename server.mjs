@@ -123,19 +123,34 @@ const { app, policyFor } = await warmUp();
  * @param {import('node:http').ServerResponse} response
  */
 async function answerTunnel(request, response) {
-  const answer = await app.handleTunnel({
-    url: request.url ?? '/',
-    headers: {
-      get(name) {
-        const value = request.headers[name];
-        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  await send(
+    response,
+    await app.handleTunnel({
+      url: request.url ?? '/',
+      headers: {
+        get(name) {
+          const value = request.headers[name];
+          return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+        },
       },
-    },
-    body: request,
-  });
+      body: request,
+    }),
+  );
+}
+
+/**
+ * Writes an answer the app made to Node's response.
+ * @param {import('node:http').ServerResponse} response
+ * @param {Response} answer
+ */
+async function send(response, answer) {
   response.writeHead(answer.status, Object.fromEntries(answer.headers));
   response.end(Buffer.from(await answer.arrayBuffer()));
 }
+
+// The methods Next's route handlers take. For any other (TRACE, CONNECT, WebDAV's) Next throws,
+// answers 500 and logs a stack.
+const NEXT_METHODS = ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'DELETE', 'PATCH'];
 
 /**
  * Each page's Content-Security-Policy, from lib/security/content-security-policy.ts: a prerendered
@@ -167,14 +182,20 @@ const server = createServer(
       }
       if (request.url?.split('?')[0] === app.tunnelPath) {
         if (request.method !== 'POST') {
-          response.writeHead(405, { allow: 'POST', 'content-type': 'text/plain; charset=utf-8' });
-          response.end('Method not allowed: the tunnel takes POST');
+          void send(response, app.refuse(405, 'Method not allowed: the tunnel takes POST', { allow: 'POST' }));
           return;
         }
         answerTunnel(request, response).catch(() => {
           if (!response.headersSent) response.writeHead(400);
           response.end();
         });
+        return;
+      }
+      if (!NEXT_METHODS.includes(request.method ?? '')) {
+        void send(
+          response,
+          app.refuse(405, `Method ${request.method} is not supported`, { allow: NEXT_METHODS.join(', ') }),
+        );
         return;
       }
       setContentSecurityPolicy(request, response);

@@ -56,6 +56,9 @@ const cases: Hostile[] = [
     ...tunnel({}, `{"dsn":"${SENTRY_DSN}"}\n{"dsn":"https://k@evil.example/9"}\n{}`),
   },
   { name: 'tunnel: PUT', expected: 405, path: '/monitoring', method: 'PUT', body: 'x' },
+  // Methods no route handler takes: Next itself would answer 500 and log a stack.
+  { name: 'TRACE on a route handler', expected: 405, path: '/api/health', method: 'TRACE' },
+  { name: 'PROPFIND on a page', expected: 405, path: '/status', method: 'PROPFIND' },
   { name: 'action: an unknown id', expected: 409, ...action({ 'next-action': `${'00ff'.repeat(10)}00` }) },
   { name: 'action: a malformed id', expected: 400, ...action({ 'next-action': '../../etc/passwd' }) },
   { name: 'action: from a foreign Origin', expected: 403, ...action({ origin: 'https://evil.example' }) },

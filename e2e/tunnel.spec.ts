@@ -38,9 +38,17 @@ test('a body that is not an envelope is refused with 400 and reaches nothing', a
   expect((await sink.errorEvents()).map((event) => event.message)).toEqual(['control']);
 });
 
-test('the tunnel answers only POST', async ({ request }) => {
+test('the tunnel answers only POST, its refusal with the security headers every response carries', async ({
+  request,
+}) => {
   const response = await request.get('/monitoring');
   expect(response.status()).toBe(405);
+  expect(response.headers()).toMatchObject({
+    allow: 'POST',
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+  });
+  expect(response.headers()['content-security-policy']).toContain("default-src 'self'");
 });
 
 test('a tunnel upload that stalls gets 408 and its connection closed within the body deadline, while pages answer', async () => {

@@ -5,8 +5,8 @@ import { startRequestScopes, withRequestScopes } from '@/lib/observability/reque
 import { startRequestTracing, traceIfSampled } from '@/lib/observability/request-tracing';
 import { serverReportingSettings } from '@/lib/observability/server-options';
 import { startContentSecurityPolicy } from '@/lib/security/page-policies';
+import { refusal } from '@/lib/server/refusal';
 import { type AppServer, provideAppServer } from '@/lib/server/seam.mjs';
-import { textResponse } from '@/lib/server/text-response';
 import { startTunnel } from '@/lib/tunnel/lifecycle';
 import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
 
@@ -50,9 +50,10 @@ export function startAppServer(): void {
         return await tunnel.handle(request);
       } catch (error) {
         captureException(error);
-        return textResponse(500, 'The tunnel failed');
+        return refusal(500, 'The tunnel failed');
       }
     },
+    refuse: refusal,
     policyFor,
     isolate,
     spoolProblem: () => tunnel.spoolProblem(),

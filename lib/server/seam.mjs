@@ -23,6 +23,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * @typedef {object} AppServer what the app's instrumentation hook hands server.mjs at start-up
  * @property {string} tunnelPath where the browser posts its envelopes (lib/tunnel/tunnel-path.ts)
  * @property {(request: TunnelRequest) => Promise<Response>} handleTunnel answers the browser's POST of an envelope
+ * @property {(status: number, reason: string, headers?: Record<string, string>) => Response} refuse a
+ *   plain-text refusal with the security headers every response carries, for server.mjs to send
  * @property {((url: string, method: string, cookie: string | undefined) => PagePolicy) | undefined} policyFor
  *   each production page's CSP, from the build; undefined under `next dev`
  * @property {<T>(headers: import('node:http').IncomingHttpHeaders, work: () => T) => T} isolate runs

@@ -4,10 +4,9 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { browserDsn, env } from '@/lib/env';
-import { productionPolicy } from '@/lib/security/content-security-policy';
-import { securityHeaders } from '@/lib/security/headers';
 import { clientAddressOf } from '@/lib/server/client-address';
 import { RateLimiter } from '@/lib/server/rate-limiter';
+import { withSecurityHeaders } from '@/lib/server/refusal';
 import type { TunnelRequest } from '@/lib/server/seam.mjs';
 import { EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
 import { deliverToIngest, forwardEnvelope, type TunnelOptions } from '@/lib/tunnel/tunnel';
@@ -87,15 +86,9 @@ export function startTunnel(): Tunnel {
   const { spool } = options;
   if (spool) assertWritable(spool.dir);
   spool?.start();
-  const headers = securityHeaders({
-    hstsMaxAgeSeconds: env.HSTS_MAX_AGE_SECONDS,
-    contentSecurityPolicy: productionPolicy({ hashes: [] }),
-  });
   return {
     async handle(request) {
-      const response = await forwardEnvelope(request, options, clientAddressOf(request.headers));
-      for (const { key, value } of headers) response.headers.set(key, value);
-      return response;
+      return withSecurityHeaders(await forwardEnvelope(request, options, clientAddressOf(request.headers)));
     },
     async stop(timeoutMs) {
       await spool?.close(timeoutMs);
