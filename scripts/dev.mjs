@@ -4,9 +4,24 @@
 // Arguments go to `next dev` (`npm run dev -- --port 3001`); SPOTLIGHT_PORT moves the sidecar.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { delimiter, dirname, join, resolve } from 'node:path';
 
 const spotlightPort = process.env.SPOTLIGHT_PORT || '8969';
+
+// On a port something else holds, Spotlight retries on a timer that keeps nothing alive, so the
+// whole command would end with exit code 0 and no app: checked first, on the address it listens on.
+const probe = createServer();
+await new Promise((resolve, reject) => {
+  probe.once('error', reject);
+  probe.listen(Number(spotlightPort), () => resolve(undefined));
+}).catch((error) => {
+  console.error(
+    `Spotlight cannot listen on port ${spotlightPort} (${error.code ?? error.message}): stop what uses it, or set SPOTLIGHT_PORT to a free port.`,
+  );
+  process.exit(1);
+});
+await new Promise((resolve) => probe.close(resolve));
 const binaries = resolve('node_modules', '.bin');
 // Spotlight's CLI as its package.json names it (node_modules/.bin holds a shell shim on Windows).
 const spotlightPackage = resolve('node_modules', '@spotlightjs', 'spotlight', 'package.json');
