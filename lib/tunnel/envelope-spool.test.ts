@@ -239,8 +239,9 @@ describe('EnvelopeSpool', () => {
       ingest.up = true;
       const spool = makeSpool(ingest.deliver, { maxAgeMs: Number.POSITIVE_INFINITY });
       spool.start();
-      await vi.waitFor(() => expect(ingest.accepted).toEqual(['behind it']));
-      expect(spool.stats).toMatchObject({ pending: 0, droppedCorrupt: 1 });
+      // The envelope behind it may go out before the fifth read gives the unreadable one up.
+      await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 0, droppedCorrupt: 1 }));
+      expect(ingest.accepted).toEqual(['behind it']);
     });
 
     it('takes back a claim a dead process left, at its next look at the folder, not only at a start', async () => {
