@@ -3,6 +3,7 @@ import * as Sentry from 'sentry-nextjs-server-esm';
 import { isProduction, isTracingEnabled } from '@/lib/env';
 import { errorOnlyIntegrations, requestIsolationIntegration } from '@/lib/framework-internals.mjs';
 import { serverReportingSettings, serverSentryOptions } from '@/lib/observability/server-options';
+import { keepingErrorsForLater } from '@/lib/tunnel/server-envelopes';
 
 const options = serverSentryOptions();
 if (options) {
@@ -14,6 +15,8 @@ if (options) {
     tracesSampleRate: undefined,
     enableOpenTelemetrySetup: false,
     enableRuntimeChannelInjection: false,
+    // Errors that ingest cannot take now wait in the tunnel's spool (lib/tunnel/server-envelopes.ts).
+    transport: keepingErrorsForLater(Sentry.makeNodeTransport),
     integrations: (defaults) => [
       // In production never the `Http` integration: its work on every incoming request cost a
       // static page much of its throughput (docs/performance.md), and each request gets its own

@@ -2,7 +2,7 @@ import type { APIRequestContext, Page } from '@playwright/test';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
 import { SENTRY_DSN } from './support/servers';
-import { exceptionValue } from './support/sink';
+import { exampleApiErrorLabel, exceptionValue } from './support/sink';
 
 test('errors captured while the browser is offline are delivered once it is back online', async ({
   page,
@@ -126,6 +126,21 @@ test('a browser error captured while ingest is down arrives once it is back', as
     (event) => exceptionValue(event) === 'Sentry example error thrown in the browser',
     20_000,
   );
+});
+
+test('a server error captured while ingest is down arrives once it is back, once', async ({ request, sink }) => {
+  await sink.setMode({ status: 503 });
+  const refusedBefore = await sink.refusals();
+  expect((await request.get('/api/sentry-example-api?label=while-ingest-is-down')).status()).toBe(500);
+  // The server's SDK has tried and been refused: from here only the spool can deliver it.
+  await expect.poll(() => sink.refusals(), { timeout: 10_000 }).toBeGreaterThan(refusedBefore);
+
+  await sink.setMode();
+  await sink.waitForErrorEvent((event) => exampleApiErrorLabel(event) === 'while-ingest-is-down', 20_000);
+  // A second copy (the spool's and the SDK's both) would follow within moments.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const copies = (await sink.errorEvents()).filter((event) => exampleApiErrorLabel(event) === 'while-ingest-is-down');
+  expect(copies).toHaveLength(1);
 });
 
 test('an ingest that hangs does not hold the browser: the tunnel answers within its timeout', async ({

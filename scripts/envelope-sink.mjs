@@ -40,6 +40,7 @@ function send(response, status, body, headers = {}) {
 /** Each connection's number, in the order they were opened: tests see which envelopes shared one. */
 const connectionNumber = new WeakMap();
 let connections = 0;
+let refusals = 0;
 
 const server = createServer(async (request, response) => {
   const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
@@ -55,6 +56,7 @@ const server = createServer(async (request, response) => {
     // A sender that gave up on a slow ingest (the tunnel's timeout) did not deliver anything.
     if (isAbandoned) return;
     if (mode.status !== 200) {
+      refusals += 1;
       return send(response, mode.status, { detail: 'ingest is down (sink mode)' });
     }
     try {
@@ -88,6 +90,9 @@ const server = createServer(async (request, response) => {
     response.end('throw new Error("secret detail from another origin");');
     return;
   }
+
+  // How many envelopes were refused while down: a test knows a sender has tried.
+  if (url.pathname === '/__sink/refusals' && request.method === 'GET') return send(response, 200, { refusals });
 
   if (url.pathname === '/__sink/mode' && request.method === 'PUT') {
     mode = { status: 200, delayMs: 0, ...JSON.parse((await readBody(request)).toString() || '{}') };

@@ -25,6 +25,12 @@ export class EnvelopeSink {
     expect(response.ok).toBe(true);
   }
 
+  /** How many envelopes ingest refused while it was down, since the sink started. */
+  async refusals(): Promise<number> {
+    const response = await fetch(`${SINK_URL}/__sink/refusals`);
+    return ((await response.json()) as { refusals: number }).refusals;
+  }
+
   async envelopes(): Promise<ReceivedEnvelope[]> {
     const response = await fetch(`${SINK_URL}/__sink/envelopes`);
     return (await response.json()) as ReceivedEnvelope[];

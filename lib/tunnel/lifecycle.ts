@@ -3,12 +3,14 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { browserDsn, env } from '@/lib/env';
+import { dsnToString, makeDsn } from '@sentry/core';
+import { browserDsn, env, serverDsn } from '@/lib/env';
 import { clientAddressOf } from '@/lib/server/client-address';
 import { RateLimiter } from '@/lib/server/rate-limiter';
 import { withSecurityHeaders } from '@/lib/server/refusal';
 import type { TunnelRequest } from '@/lib/server/seam.mjs';
 import { EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
+import { keepServerErrorsIn } from '@/lib/tunnel/server-envelopes';
 import { deliverToIngest, forwardEnvelope, type TunnelOptions } from '@/lib/tunnel/tunnel';
 
 // Relay accepts events up to 30 days old (`max_secs_in_past`); older ones are not worth sending.
@@ -86,6 +88,12 @@ export function startTunnel(): Tunnel {
   const { spool } = options;
   if (spool) assertWritable(spool.dir);
   spool?.start();
+  // The server's own errors wait there too while ingest is down, when they go to the same project.
+  const ownDsn = options.dsn === undefined ? undefined : makeDsn(options.dsn);
+  const serverOwnDsn = serverDsn === undefined ? undefined : makeDsn(serverDsn);
+  if (spool && ownDsn && serverOwnDsn && dsnToString(ownDsn) === dsnToString(serverOwnDsn)) {
+    keepServerErrorsIn(spool, dsnToString(ownDsn));
+  }
   return {
     async handle(request) {
       return withSecurityHeaders(await forwardEnvelope(request, options, clientAddressOf(request.headers)));

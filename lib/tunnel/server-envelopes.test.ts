@@ -1,0 +1,100 @@
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEventEnvelope, type Event, makeDsn, parseEnvelope } from '@sentry/core';
+import * as Sentry from '@sentry/nextjs';
+import { EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
+import { keepingErrorsForLater, keepServerErrorsIn } from '@/lib/tunnel/server-envelopes';
+import { deliverToIngest } from '@/lib/tunnel/tunnel';
+
+// A real ingest stand-in on loopback: down (503) until `isUp`, recording the events it took.
+let isUp = false;
+const accepted: { type: string; event: Event }[] = [];
+const ingest = createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    if (!isUp) {
+      response.writeHead(503).end();
+      return;
+    }
+    const [, items] = parseEnvelope(Buffer.concat(chunks).toString('utf8'));
+    for (const [header, payload] of items) accepted.push({ type: header.type, event: payload as Event });
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+});
+let dir = '';
+let dsn = '';
+let spool: EnvelopeSpool;
+
+beforeAll(async () => {
+  ingest.listen(0, '127.0.0.1');
+  await once(ingest, 'listening');
+  dsn = `http://key@127.0.0.1:${(ingest.address() as AddressInfo).port}/1`;
+  dir = await mkdtemp(join(tmpdir(), 'server-envelopes-'));
+  spool = new EnvelopeSpool({
+    dir,
+    maxBytes: 1_000_000,
+    maxAgeMs: 60_000,
+    deliver: (body) => deliverToIngest(dsn, body, 2_000),
+    minBackoffMs: 5,
+    maxBackoffMs: 20,
+  });
+  spool.start();
+  keepServerErrorsIn(spool, dsn);
+  Sentry.init({
+    dsn,
+    defaultIntegrations: false,
+    enableOpenTelemetrySetup: false,
+    enableRuntimeChannelInjection: false,
+    tracesSampleRate: 1,
+    transport: keepingErrorsForLater(Sentry.makeNodeTransport),
+  });
+});
+afterAll(async () => {
+  await Sentry.close();
+  await spool.close();
+  ingest.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the server SDK transport, kept for later', () => {
+  it('delivers an error captured while ingest is down, once, when it is back; a transaction is not kept', async () => {
+    const eventId = Sentry.captureException(new Error('server error while ingest is down'));
+    Sentry.startSpan({ name: 'a transaction while ingest is down' }, () => undefined);
+    await Sentry.flush(2_000);
+    await expect.poll(() => spool.stats.pending, { timeout: 5_000 }).toBe(1);
+    expect(accepted).toEqual([]);
+
+    isUp = true;
+    await expect.poll(() => accepted.map(({ event }) => event.event_id), { timeout: 10_000 }).toEqual([eventId]);
+    expect(accepted[0]?.event.exception?.values?.[0]?.value).toBe('server error while ingest is down');
+    // Anything else kept would have gone out by now too.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(accepted.map(({ type }) => type)).toEqual(['event']);
+  });
+
+  it('keeps an error envelope whose send failed to connect at all, and delivers it to the project', async () => {
+    isUp = false;
+    const unreachable = createServer();
+    unreachable.listen(0, '127.0.0.1');
+    await once(unreachable, 'listening');
+    const { port } = unreachable.address() as AddressInfo;
+    await new Promise((resolve) => unreachable.close(resolve));
+    const transport = keepingErrorsForLater(Sentry.makeNodeTransport)({
+      url: `http://127.0.0.1:${port}/api/1/envelope/?sentry_key=key`,
+      recordDroppedEvent: () => undefined,
+    });
+    const event: Event = { event_id: 'c0ffee00c0ffee00c0ffee00c0ffee00', message: 'refused connection' };
+    await expect(transport.send(createEventEnvelope(event, makeDsn(dsn)))).rejects.toThrow();
+    await expect.poll(() => spool.stats.pending, { timeout: 5_000 }).toBe(1);
+
+    isUp = true;
+    await expect
+      .poll(() => accepted.some(({ event: taken }) => taken.event_id === event.event_id), { timeout: 10_000 })
+      .toBe(true);
+  });
+});
