@@ -75,7 +75,8 @@ const nextConfig: NextConfig = {
     // left out what tracing needs (`resolveAlias` and `compiler` above).
     NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE: String(env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE),
     NEXT_PUBLIC_SENTRY_RELEASE: release ?? '',
-    NEXT_PUBLIC_SENTRY_ENVIRONMENT: env.SENTRY_ENVIRONMENT ?? '',
+    // Defaults to NODE_ENV, as on the server: `development` under `next dev`, else `production`.
+    NEXT_PUBLIC_SENTRY_ENVIRONMENT: env.SENTRY_ENVIRONMENT ?? env.NODE_ENV,
     SENTRY_TUNNEL_PATH: env.SENTRY_TUNNEL_PATH,
   },
   // In production server.mjs answers the tunnel's path before Next routes anything.

@@ -81,6 +81,8 @@ test('each error of the example page reaches Spotlight exactly once', async ({ p
     (event) => exceptionValue(event) === exampleError('in the browser'),
   );
   expect(clientError.platform).toBe('javascript');
+  // The environment's default is NODE_ENV, in the browser as on the server.
+  expect(clientError.environment).toBe('development');
 
   await page.getByRole('button', { name: 'Call failing API route' }).click();
   await expect(page.getByTestId('api-answer')).toHaveText('The API route answered 500.');
@@ -88,6 +90,7 @@ test('each error of the example page reaches Spotlight exactly once', async ({ p
     (event) => exceptionValue(event) === exampleError('by an API route'),
   );
   expect(routeError.platform).toBe('node');
+  expect(routeError.environment).toBe('development');
 
   await page.getByRole('button', { name: 'Run failing server action' }).click();
   const actionDigest = (await page.getByTestId('error-digest').textContent()) ?? '';
