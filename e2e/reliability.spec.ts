@@ -130,10 +130,10 @@ test('a browser error captured while ingest is down arrives once it is back', as
 
 test('a server error captured while ingest is down arrives once it is back, once', async ({ request, sink }) => {
   await sink.setMode({ status: 503 });
-  const refusedBefore = await sink.refusals();
+  const refusedBefore = await sink.refusedErrors();
   expect((await request.get('/api/sentry-example-api?label=while-ingest-is-down')).status()).toBe(500);
   // The server's SDK has tried and been refused: from here only the spool can deliver it.
-  await expect.poll(() => sink.refusals(), { timeout: 10_000 }).toBeGreaterThan(refusedBefore);
+  await expect.poll(() => sink.refusedErrors(), { timeout: 10_000 }).toBeGreaterThan(refusedBefore);
 
   await sink.setMode();
   await sink.waitForErrorEvent((event) => exampleApiErrorLabel(event) === 'while-ingest-is-down', 20_000);

@@ -40,7 +40,16 @@ function send(response, status, body, headers = {}) {
 /** Each connection's number, in the order they were opened: tests see which envelopes shared one. */
 const connectionNumber = new WeakMap();
 let connections = 0;
-let refusals = 0;
+let refusedErrors = 0;
+
+/** Whether an envelope holds an error event (what a refusal count is about). */
+function hasErrorEvent(body, encoding) {
+  try {
+    return parseEnvelope(decode(body, encoding))[1].some(([header]) => header.type === 'event');
+  } catch {
+    return false;
+  }
+}
 
 const server = createServer(async (request, response) => {
   const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
@@ -56,7 +65,7 @@ const server = createServer(async (request, response) => {
     // A sender that gave up on a slow ingest (the tunnel's timeout) did not deliver anything.
     if (isAbandoned) return;
     if (mode.status !== 200) {
-      refusals += 1;
+      if (hasErrorEvent(body, request.headers['content-encoding'])) refusedErrors += 1;
       return send(response, mode.status, { detail: 'ingest is down (sink mode)' });
     }
     try {
@@ -91,8 +100,9 @@ const server = createServer(async (request, response) => {
     return;
   }
 
-  // How many envelopes were refused while down: a test knows a sender has tried.
-  if (url.pathname === '/__sink/refusals' && request.method === 'GET') return send(response, 200, { refusals });
+  // How many error envelopes were refused while down: a test knows a sender has tried.
+  if (url.pathname === '/__sink/refused-errors' && request.method === 'GET')
+    return send(response, 200, { refusedErrors });
 
   if (url.pathname === '/__sink/mode' && request.method === 'PUT') {
     mode = { status: 200, delayMs: 0, ...JSON.parse((await readBody(request)).toString() || '{}') };

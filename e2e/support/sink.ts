@@ -25,10 +25,10 @@ export class EnvelopeSink {
     expect(response.ok).toBe(true);
   }
 
-  /** How many envelopes ingest refused while it was down, since the sink started. */
-  async refusals(): Promise<number> {
-    const response = await fetch(`${SINK_URL}/__sink/refusals`);
-    return ((await response.json()) as { refusals: number }).refusals;
+  /** How many envelopes holding an error ingest refused while it was down, since the sink started. */
+  async refusedErrors(): Promise<number> {
+    const response = await fetch(`${SINK_URL}/__sink/refused-errors`);
+    return ((await response.json()) as { refusedErrors: number }).refusedErrors;
   }
 
   async envelopes(): Promise<ReceivedEnvelope[]> {

@@ -24,10 +24,12 @@ export function keepServerErrorsIn(spool: EnvelopeSpool, dsn: string): void {
   keeper = { spool, dsn };
 }
 
-/** Ingest did not take it and may later: it is down (5xx) or asked the client to wait (429). */
-function isRefusedForNow(response: TransportMakeRequestResponse): boolean {
-  const status = response.statusCode;
-  return status !== undefined && (status >= 500 || status === 429);
+/**
+ * Ingest is down for now (5xx). A 429 is not: it asks the SDK to back off, which it does, and a
+ * kept envelope would hold the spool's queue, and the browser's envelopes behind it, for as long.
+ */
+function isIngestDown(response: TransportMakeRequestResponse): boolean {
+  return response.statusCode !== undefined && response.statusCode >= 500;
 }
 
 function hasErrorEvent(envelope: Envelope): boolean {
@@ -38,41 +40,61 @@ function hasErrorEvent(envelope: Envelope): boolean {
   return found;
 }
 
-/**
- * Keeps an error envelope in the spool, its header naming the project as a browser's does (the
- * spool sends nothing that names another). Transactions and the rest are sampled or counted data,
- * and stay out of a spool whose room is for errors.
- */
-function keep(envelope: Envelope): void {
-  if (keeper === undefined || !hasErrorEvent(envelope)) return;
-  const [header, items] = envelope;
-  void keeper.spool.enqueue(encoded(serializeEnvelope([{ ...header, dsn: keeper.dsn }, items] as Envelope)));
-}
-
 function encoded(body: string | Uint8Array): Uint8Array {
   return typeof body === 'string' ? new TextEncoder().encode(body) : body;
 }
 
 /**
+ * Keeps an error envelope in the spool, its header naming the project as a browser's does (the
+ * spool sends nothing that names another), without the time it was first sent: ingest would read
+ * a delivery hours later as a client clock that is off. Transactions and the rest are sampled or
+ * counted data, and stay out of a spool whose room is for errors. The SDK has already counted the
+ * envelope as lost in its client report; that count is not taken back.
+ */
+async function keep(envelope: Envelope): Promise<void> {
+  if (keeper === undefined || !hasErrorEvent(envelope)) return;
+  const [header, items] = envelope;
+  const { sent_at: _sentAt, ...rest } = header;
+  const kept = await keeper.spool.enqueue(
+    encoded(serializeEnvelope([{ ...rest, dsn: keeper.dsn }, items] as Envelope)),
+  );
+  if (kept !== 'queued') {
+    console.error(`A server error ingest could not take was lost: the tunnel's spool is ${kept}`);
+  }
+}
+
+/**
  * The server SDK's transport, whose error envelopes are kept for later when ingest is unreachable
- * or refuses them for now, rather than lost (the SDK's own transport drops them).
+ * or down, rather than lost (the SDK's own transport drops them). Its flush waits for those writes
+ * too, so a shutdown that flushes the SDK before it stops the spool keeps them.
  */
 export function keepingErrorsForLater(
   makeTransport: (options: BaseTransportOptions) => Transport,
 ): (options: BaseTransportOptions) => Transport {
   return (options) => {
     const transport = makeTransport(options);
+    const keeping = new Set<Promise<void>>();
+    const keepLater = (envelope: Envelope) => {
+      const write = keep(envelope)
+        .catch((error: unknown) => console.error('Keeping a server error for later failed:', error))
+        .finally(() => keeping.delete(write));
+      keeping.add(write);
+    };
     return {
-      ...transport,
       async send(envelope) {
         try {
           const response = await transport.send(envelope);
-          if (isRefusedForNow(response)) keep(envelope);
+          if (isIngestDown(response)) keepLater(envelope);
           return response;
         } catch (error) {
-          keep(envelope);
+          keepLater(envelope);
           throw error;
         }
+      },
+      async flush(timeout) {
+        const isFlushed = await transport.flush(timeout);
+        await Promise.all(keeping);
+        return isFlushed;
       },
     };
   };
