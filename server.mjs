@@ -148,8 +148,8 @@ async function send(response, answer) {
   response.end(Buffer.from(await answer.arrayBuffer()));
 }
 
-// The methods Next's route handlers take. For any other (TRACE, CONNECT, WebDAV's) Next throws,
-// answers 500 and logs a stack.
+// The methods Next's route handlers take. For any other (TRACE, WebDAV's) Next throws, answers 500
+// and logs a stack.
 const NEXT_METHODS = ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'DELETE', 'PATCH'];
 
 /**

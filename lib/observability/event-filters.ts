@@ -46,17 +46,30 @@ export function isNotFoundTrace(event: Event, notFoundPaths: ReadonlySet<string>
   return path !== undefined && (notFoundPaths.has(path) || isPathAnswered404(event, path));
 }
 
+/** `url` read against `base`, or undefined; `URL.parse` is newer than the browsers Next supports. */
+function parsedUrl(url: unknown, base?: string): URL | undefined {
+  if (typeof url !== 'string') return undefined;
+  try {
+    return new URL(url, base);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Whether a browser trace's own request for its path answered 404. An in-app navigation to an
+ * Whether a browser trace's own request for its page answered 404. An in-app navigation to an
  * unknown URL fetches the page's data, gets a 404, and Next loads the URL anew: the not-found screen
- * shows in the new document, too late to mark the path for the old one's trace.
+ * shows in the new document, too late to mark the path for the old one's trace. The same path on
+ * another origin (an API's 404) is not the page's.
  */
 function isPathAnswered404(event: Event, path: string): boolean {
+  const page = parsedUrl(event.contexts?.trace?.data?.['url.full'] ?? event.request?.url);
+  if (page === undefined) return false;
   return (event.spans ?? []).some((span) => {
     if (span.op !== 'http.client' || span.data?.['http.response.status_code'] !== 404) return false;
     // The browser SDK writes `url.full`; before version 10, `url`.
-    const url = span.data['url.full'] ?? span.data.url;
-    return typeof url === 'string' && URL.parse(url, 'http://localhost')?.pathname === path;
+    const url = parsedUrl(span.data['url.full'] ?? span.data.url, page.href);
+    return url?.origin === page.origin && url.pathname === path;
   });
 }
 

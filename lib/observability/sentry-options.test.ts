@@ -92,7 +92,7 @@ describe('shared Sentry options', () => {
       {
         transaction: '/elsewhere',
         transaction_info: { source: 'url' },
-        contexts: { trace: { op: 'navigation' } },
+        contexts: { trace: { op: 'navigation', data: { 'url.full': 'http://app.test/elsewhere' } } },
         spans: [
           {
             op: 'http.client',
@@ -119,13 +119,15 @@ describe('shared Sentry options', () => {
     expect(items.map(({ payload }) => (payload as Event).transaction)).toEqual(['/status']);
   });
 
-  it('keeps a navigation whose own page data arrived, though another request of it answered 404', async () => {
+  it('keeps a navigation whose page data arrived, though a request for another path, or for its path at another origin, answered 404', async () => {
     const { client, sentItems } = makeClient();
     client.captureEvent({
       type: 'transaction',
       transaction: '/status',
       transaction_info: { source: 'url' },
-      contexts: { trace: { op: 'navigation', span_id: 'b', trace_id: 't' } },
+      contexts: {
+        trace: { op: 'navigation', span_id: 'b', trace_id: 't', data: { 'url.full': 'http://app.test/status' } },
+      },
       timestamp: 2,
       start_timestamp: 1,
       spans: [
@@ -136,6 +138,14 @@ describe('shared Sentry options', () => {
           start_timestamp: 1,
           status: 'ok',
           data: { 'url.full': 'http://app.test/api/missing', 'http.response.status_code': 404 },
+        },
+        {
+          op: 'http.client',
+          span_id: 'c',
+          trace_id: 't',
+          start_timestamp: 1,
+          status: 'ok',
+          data: { 'url.full': 'https://api.example/status', 'http.response.status_code': 404 },
         },
       ],
     } as Event);
