@@ -1,7 +1,7 @@
 import { test as base, expect } from '@playwright/test';
 import type { Event } from '@sentry/core';
 import { SpotlightStream } from '../support/spotlight-stream';
-import { type DevServer, SPOTLIGHT_URL, startDevServer } from './dev-server';
+import { DEV_URL, type DevServer, SPOTLIGHT_URL, startDevServer } from './dev-server';
 
 type WorkerFixtures = { devServer: DevServer; spotlight: SpotlightStream };
 type Fixtures = {
@@ -158,4 +158,19 @@ test("under npm run dev the tunnel's path reaches the tunnel, which without a DS
   expect(response.status()).toBe(404);
   expect(response.headers()['content-type']).toContain('text/plain');
   expect(await response.text()).toBe('Error reporting is not configured');
+});
+
+// Last: it stops the dev server the tests above share.
+test('a SIGTERM to npm alone stops everything npm run dev started, and frees both ports', async ({ devServer }) => {
+  devServer.terminateNpm();
+  await expect.poll(() => devServer.isRunning(), { timeout: 20_000 }).toBe(false);
+  for (const url of [DEV_URL, SPOTLIGHT_URL]) {
+    expect(
+      await fetch(url).then(
+        () => 'answering',
+        () => 'free',
+      ),
+      url,
+    ).toBe('free');
+  }
 });

@@ -16,6 +16,10 @@ export type DevServer = {
   output(): string;
   /** Stops `npm run dev` and everything it started. */
   stop(): Promise<void>;
+  /** Sends SIGTERM to the npm process alone, as a process manager stops what it started. */
+  terminateNpm(): void;
+  /** Whether any process `npm run dev` started is still running. */
+  isRunning(): boolean;
 };
 
 async function isAnswering(url: string): Promise<boolean> {
@@ -78,5 +82,10 @@ export async function startDevServer(): Promise<DevServer> {
     await new Promise((resolve) => setTimeout(resolve, 250));
     status = (await fetch(`${DEV_URL}/about`).catch(() => undefined))?.status;
   }
-  return { output: () => output, stop };
+  return {
+    output: () => output,
+    stop,
+    terminateNpm: () => child.kill('SIGTERM'),
+    isRunning: () => signalGroup(0),
+  };
 }
