@@ -56,6 +56,12 @@ function defaultSpoolDir(dsn: string): string {
   return join(tmpdir(), `sentry-tunnel-spool-${createHash('sha256').update(dsn).digest('hex').slice(0, 16)}`);
 }
 
+/** A DSN as the SDKs write it, so two spellings of one project compare equal. */
+function normalizedDsn(dsn: string | undefined): string | undefined {
+  const components = dsn === undefined ? undefined : makeDsn(dsn);
+  return components === undefined ? undefined : dsnToString(components);
+}
+
 function tunnelOptions(): TunnelOptions {
   const dsn = browserDsn;
   return {
@@ -89,11 +95,8 @@ export function startTunnel(): Tunnel {
   if (spool) assertWritable(spool.dir);
   spool?.start();
   // The server's own errors wait there too while ingest is down, when they go to the same project.
-  const ownDsn = options.dsn === undefined ? undefined : makeDsn(options.dsn);
-  const serverOwnDsn = serverDsn === undefined ? undefined : makeDsn(serverDsn);
-  if (spool && ownDsn && serverOwnDsn && dsnToString(ownDsn) === dsnToString(serverOwnDsn)) {
-    keepServerErrorsIn(spool, dsnToString(ownDsn));
-  }
+  const ownDsn = normalizedDsn(options.dsn);
+  if (spool && ownDsn !== undefined && ownDsn === normalizedDsn(serverDsn)) keepServerErrorsIn(spool, ownDsn);
   return {
     async handle(request) {
       return withSecurityHeaders(await forwardEnvelope(request, options, clientAddressOf(request.headers)));

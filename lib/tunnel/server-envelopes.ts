@@ -2,7 +2,7 @@ import 'server-only';
 import {
   type BaseTransportOptions,
   type Envelope,
-  forEachEnvelopeItem,
+  envelopeContainsItemType,
   serializeEnvelope,
   type Transport,
   type TransportMakeRequestResponse,
@@ -32,14 +32,6 @@ function isIngestDown(response: TransportMakeRequestResponse): boolean {
   return response.statusCode !== undefined && response.statusCode >= 500;
 }
 
-function hasErrorEvent(envelope: Envelope): boolean {
-  let found = false;
-  forEachEnvelopeItem(envelope, (_item, type) => {
-    found ||= type === 'event';
-  });
-  return found;
-}
-
 function encoded(body: string | Uint8Array): Uint8Array {
   return typeof body === 'string' ? new TextEncoder().encode(body) : body;
 }
@@ -52,7 +44,7 @@ function encoded(body: string | Uint8Array): Uint8Array {
  * envelope as lost in its client report; that count is not taken back.
  */
 async function keep(envelope: Envelope): Promise<void> {
-  if (keeper === undefined || !hasErrorEvent(envelope)) return;
+  if (keeper === undefined || !envelopeContainsItemType(envelope, ['event'])) return;
   const [header, items] = envelope;
   const { sent_at: _sentAt, ...rest } = header;
   const kept = await keeper.spool.enqueue(
