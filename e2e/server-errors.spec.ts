@@ -46,6 +46,28 @@ test('the failing API route answers 500 and its event names GET /api/sentry-exam
   expect(event.request).toMatchObject({ url: `${APP_URL}/api/sentry-example-api?probe=url`, method: 'GET' });
 });
 
+test("a server error's event holds no client address, cookie or secret of the request", async ({ request, sink }) => {
+  const response = await request.get('/api/sentry-example-api?probe=privacy&token=QUERYSECRET', {
+    headers: {
+      cookie: 'session=COOKIESECRET',
+      authorization: 'Bearer HEADERSECRET',
+      'x-forwarded-for': '198.51.100.9',
+      'x-real-ip': '198.51.100.9',
+    },
+  });
+  expect(response.status()).toBe(500);
+
+  const event = await sink.waitForErrorEvent((candidate) =>
+    (candidate.request?.query_string ?? '').toString().includes('probe=privacy'),
+  );
+  expect(event.user?.ip_address).toBeUndefined();
+  expect(event.request?.cookies).toBeUndefined();
+  const headers = Object.keys(event.request?.headers ?? {});
+  for (const name of ['cookie', 'x-forwarded-for', 'x-real-ip']) expect(headers).not.toContain(name);
+  expect(event.contexts?.nextjs).toMatchObject({ request_path: '/api/sentry-example-api' });
+  expect(JSON.stringify(event)).not.toMatch(/QUERYSECRET|COOKIESECRET|HEADERSECRET|198\.51\.100\.9|127\.0\.0\.1"/);
+});
+
 // The SDK's transport keeps its connections by default (`keepAlive`): without it, every error and
 // every sampled request's transaction would pay a connection, over HTTPS a TLS handshake.
 test('the server delivers to ingest over connections it keeps open, not a new one for each envelope', async ({

@@ -14,7 +14,7 @@ describe('reportRequestError', () => {
     const capture = vi.fn();
     const error = new Error('boom');
     reportRequestError(capture, error, request, context);
-    expect(capture).toHaveBeenCalledWith(error, request, context);
+    expect(capture).toHaveBeenCalledWith(error, { ...request, path: '/api/x' }, context);
     expect((error as Error & { digest?: string }).digest).toMatch(/^\d+$/);
   });
 
@@ -51,6 +51,12 @@ describe('reportRequestError', () => {
     const capture = vi.fn();
     const error = Object.freeze(new Error('frozen'));
     reportRequestError(capture, error, request, context);
-    expect(capture).toHaveBeenCalledWith(error, request, context);
+    expect(capture).toHaveBeenCalledWith(error, expect.objectContaining({ method: 'GET' }), context);
+  });
+
+  it("hands the SDK's capture the path without its query, which it would copy unfiltered", () => {
+    const capture = vi.fn();
+    reportRequestError(capture, new Error('boom'), { ...request, path: '/api/x?token=SECRET' }, context);
+    expect(capture.mock.calls[0]?.[1]).toMatchObject({ path: '/api/x' });
   });
 });

@@ -28,8 +28,15 @@ export function reportRequestError(
   }
   withScope((scope) => {
     scope.setSDKProcessingMetadata({ normalizedRequest: requestDataOf(request) });
-    captureRequestError(error, request, context);
+    // The SDK copies `path` into the event's `nextjs` context as it is; the query string, with
+    // its secrets filtered, is in the request data above.
+    captureRequestError(error, { ...request, path: pathWithoutQuery(request.path) }, context);
   });
+}
+
+function pathWithoutQuery(path: string): string {
+  const queryAt = path.indexOf('?');
+  return queryAt === -1 ? path : path.slice(0, queryAt);
 }
 
 /**

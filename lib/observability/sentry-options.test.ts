@@ -10,6 +10,7 @@ import {
   eventFromMessage,
   eventFromUnknownInput,
   parseEnvelope,
+  requestDataIntegration,
   type SeverityLevel,
 } from '@sentry/core';
 import { sharedSentryOptions } from '@/lib/observability/sentry-options';
@@ -47,7 +48,7 @@ function makeClient(notFoundPaths?: ReadonlySet<string>) {
   );
   const client = new RecordingClient({
     ...options,
-    integrations: [eventFiltersIntegration()],
+    integrations: [eventFiltersIntegration(), requestDataIntegration()],
     transport,
     stackParser: createStackParser(),
     sendClientReports: false,
@@ -153,7 +154,41 @@ describe('shared Sentry options', () => {
     expect(items.map(({ payload }) => (payload as Event).transaction)).toEqual(['/status']);
   });
 
-  it('sends traces as transactions and no personal data', () => {
+  it("sends a request's URL and headers without the client's address, cookies or secrets", async () => {
+    const { client, sentItems } = makeClient();
+    client.captureEvent({
+      message: 'with a request',
+      sdkProcessingMetadata: {
+        ipAddress: '203.0.113.7',
+        normalizedRequest: {
+          method: 'GET',
+          url: 'https://app.example/api/x?token=SECRET&page=2',
+          query_string: 'token=SECRET&page=2',
+          headers: {
+            host: 'app.example',
+            'user-agent': 'probe',
+            'x-forwarded-for': '198.51.100.9',
+            'x-real-ip': '198.51.100.9',
+            cookie: 'session=SECRET',
+            authorization: 'Bearer SECRET',
+          },
+        },
+      },
+    });
+    const [item] = await sentItems();
+    const event = item?.payload as Event;
+    expect(event.user?.ip_address).toBeUndefined();
+    expect(event.request?.cookies).toBeUndefined();
+    expect(event.request?.headers).toEqual({
+      host: 'app.example',
+      'user-agent': 'probe',
+      authorization: '[Filtered]',
+    });
+    expect(event.request?.url).toBe('https://app.example/api/x?token=[Filtered]&page=2');
+    expect(JSON.stringify(event)).not.toMatch(/SECRET|198\.51|203\.0/);
+  });
+
+  it('sends traces as transactions', () => {
     const options = sharedSentryOptions({
       dsn: undefined,
       environment: undefined,
@@ -162,7 +197,6 @@ describe('shared Sentry options', () => {
       spotlightUrl: undefined,
     });
     expect(options.traceLifecycle).toBe('static');
-    expect(options.sendDefaultPii).toBe(false);
     // A rate of 0 leaves tracing off altogether, rather than sampling nothing at a cost.
     expect(options.tracesSampleRate).toBeUndefined();
   });

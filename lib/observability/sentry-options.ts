@@ -1,4 +1,4 @@
-import type { Event } from '@sentry/core';
+import type { DataCollection, Event } from '@sentry/core';
 import { ignoredErrors, isNextInternalTrace, isNotFoundTrace } from '@/lib/observability/event-filters';
 
 export type ReportingSettings = {
@@ -15,6 +15,24 @@ export function isReportingEnabled(settings: ReportingSettings): boolean {
 }
 
 /**
+ * No personal data, in the browser or on the server. SDK 11 reads `dataCollection` (its
+ * `sendDefaultPii` is gone), and its defaults collect the client's IP address (and let ingest infer
+ * one), cookies and bodies. Headers, the URL and its query string stay, with the values the SDK
+ * takes for secrets (tokens, keys, sessions) filtered; without the client's address, the headers
+ * that carry it (X-Forwarded-For and its kind) go too.
+ */
+export const dataCollection: DataCollection = {
+  userInfo: false,
+  cookies: false,
+  httpBodies: [],
+  stackFrameVariables: false,
+  graphQL: { document: false, variables: false },
+  genAI: { inputs: false, outputs: false },
+  databaseQueryData: false,
+  queues: false,
+};
+
+/**
  * The options the browser and the server share, so their filtering cannot drift apart.
  * Traces go as transactions (`traceLifecycle: 'static'`): v11's default span streaming skips
  * `beforeSendTransaction`, and with it every way to drop a not-found page's trace.
@@ -27,7 +45,7 @@ export function sharedSentryOptions(settings: ReportingSettings, notFoundPaths?:
     release: settings.release,
     tracesSampleRate: settings.tracesSampleRate > 0 ? settings.tracesSampleRate : undefined,
     traceLifecycle: 'static' as const,
-    sendDefaultPii: false,
+    dataCollection,
     ignoreErrors: ignoredErrors,
     beforeSendTransaction: <T extends Event>(event: T): T | null =>
       isNotFoundTrace(event, notFoundPaths) || isNextInternalTrace(event) ? null : event,
