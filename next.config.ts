@@ -23,6 +23,9 @@ assertTunnelPathIsFree(env.SENTRY_TUNNEL_PATH, process.cwd());
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  // `next dev` serves its HMR socket and dev resources to localhost only; the same machine's
+  // 127.0.0.1 is as local, and without this a page opened there gets no HMR and no hydration.
+  allowedDevOrigins: ['127.0.0.1'],
   // `next build` type-checks what it builds, not the tests, e2e specs and scripts: `npm test` checks
   // those with the rest (`tsc` on tsconfig.json), and a production build need not pay for them.
   typescript: { tsconfigPath: 'tsconfig.build.json' },

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { distDir, standaloneDir } from './standalone.mjs';
+import { loadProjectEnv } from './project-env.mjs';
 
 // Next's CLI as its package.json names it.
 const nextPackage = createRequire(import.meta.url).resolve('next/package.json');
@@ -16,6 +16,9 @@ const nextBin = join(dirname(nextPackage), JSON.parse(readFileSync(nextPackage, 
 // Next reports each build to telemetry.nextjs.org unless told not to, as `npm run dev` tells it;
 // NEXT_TELEMETRY_DISABLED set empty turns it back on (Next reads any other value as "off").
 const quiet = { SENTRY_CLI_NO_TELEMETRY: '1', SENTRY_CLI_NO_UPDATE_CHECK: '1', NEXT_TELEMETRY_DISABLED: '1' };
+loadProjectEnv();
+// After the .env files: they may name the build folder, which Next and this script must agree on.
+const { distDir, standaloneDir } = await import('./standalone.mjs');
 const build = spawnSync(process.execPath, [nextBin, 'build', ...process.argv.slice(2)], {
   stdio: 'inherit',
   env: { ...quiet, ...process.env },

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join, resolve } from 'node:path';
+import { whenOrphaned } from './when-orphaned.mjs';
 
 const spotlightPort = process.env.SPOTLIGHT_PORT || '8969';
 
@@ -52,14 +53,6 @@ const child = spawn(
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => child.kill(signal));
 }
-// `npm run dev` starts this through `sh -c`, which does not pass on a SIGTERM sent to npm alone (a
-// process manager's or an editor's stop): once the process that started this one is gone,
-// everything it started stops too, rather than keep the ports.
-const parentPid = process.ppid;
-const orphanCheck = setInterval(() => {
-  if (process.ppid === parentPid) return;
-  clearInterval(orphanCheck);
-  child.kill('SIGTERM');
-}, 1_000);
-orphanCheck.unref();
+// Once npm is gone, everything this started stops too, rather than keep the ports.
+whenOrphaned(() => child.kill('SIGTERM'));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
