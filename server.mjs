@@ -16,8 +16,13 @@ import { appServer, markDraining, runWithClientAddress } from './lib/server/seam
 
 /** @typedef {import('./lib/server/seam.mjs').AppServer} AppServer */
 
-const port = Number(process.env.PORT ?? 3000);
-const hostname = process.env.HOSTNAME ?? '0.0.0.0';
+// Blank is unset, as for every variable lib/env.ts reads.
+const port = Number(process.env.PORT?.trim() || 3000);
+const hostname = process.env.HOSTNAME?.trim() || '0.0.0.0';
+if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  console.error('PORT: must be a whole number from 0 to 65535');
+  process.exit(1);
+}
 // After SIGTERM and the drain delay: up to DRAIN_TIMEOUT_MS for requests in flight, then up to
 // FLUSH_TIMEOUT_MS to send pending events; SHUTDOWN_TIMEOUT_MS bounds both, whatever happens.
 const DRAIN_TIMEOUT_MS = 5_000;

@@ -179,6 +179,14 @@ test('a server started with an invalid environment variable exits 1 and names th
   expect(output).toContain('SENTRY_TUNNEL_RATE_LIMIT');
 });
 
+test('a server given a PORT that is not a port exits 1 and names PORT, rather than exit 0 or listen elsewhere', async () => {
+  for (const value of ['abc', '70000', '1.5']) {
+    const { code, output } = await runAppUntilExit(3106, { PORT: value });
+    expect(code).toBe(1);
+    expect(output).toContain('PORT: must be a whole number from 0 to 65535');
+  }
+});
+
 test('a build whose prerender manifest Next shaped otherwise is refused at start-up, naming the field', async () => {
   // A copy of the production build, its manifest as a later Next might write it.
   await withCopyOfBuild('reshaped', async (copy) => {
