@@ -33,8 +33,17 @@ async function readBody(request) {
 }
 
 function send(response, status, body, headers = {}) {
+  let text;
+  try {
+    text = JSON.stringify(body);
+  } catch (error) {
+    // A hostile envelope kept here (a header nested thousands deep) must not take the stand-in down.
+    response.writeHead(500, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ detail: `cannot serialise: ${error}` }));
+    return;
+  }
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
-  response.end(JSON.stringify(body));
+  response.end(text);
 }
 
 /** Each connection's number, in the order they were opened: tests see which envelopes shared one. */
@@ -123,5 +132,9 @@ server.listen(port, '127.0.0.1', () => {
 });
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => server.close(() => process.exit(0)));
+  process.on(signal, () => {
+    server.close(() => process.exit(0));
+    // A sender's kept-alive connections would hold the close forever: a test that stops ingest means it.
+    server.closeAllConnections();
+  });
 }

@@ -16,8 +16,8 @@ function payloadLengthOf({ length }: ItemHeader): number | undefined | null {
 /**
  * The envelope's header line and each item's header line, as raw text, and each item's header as
  * parsed, walking items as Relay does (a payload is `length` bytes when its header says so, else a
- * line). Undefined when an item header is not a JSON object or its `length` is not a byte count:
- * such a body is refused.
+ * line). Undefined when an item header is not a JSON object or its `length` is not a byte count of
+ * the body: such a body is refused.
  */
 export function envelopeHeaders(body: Uint8Array): { lines: string[]; itemHeaders: ItemHeader[] } | undefined {
   const lineFrom = (start: number): [string, number] => {
@@ -45,8 +45,10 @@ export function envelopeHeaders(body: Uint8Array): { lines: string[]; itemHeader
     if (!isItemHeader(parsed)) return undefined;
     itemHeaders.push(parsed);
     const length = payloadLengthOf(parsed);
-    // A negative or fractional length would walk backwards, or never end.
+    // A negative or fractional length would walk backwards, or never end; one past the body's end
+    // names bytes that never came (Relay refuses the envelope).
     if (length === null) return undefined;
+    if (length !== undefined && Math.min(payloadStart, body.length) + length > body.length) return undefined;
     offset = length === undefined ? lineFrom(payloadStart)[1] : payloadStart + length + 1;
   }
   return { lines, itemHeaders };

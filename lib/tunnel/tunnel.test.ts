@@ -178,6 +178,8 @@ describe('the tunnel', () => {
     ['a fractional length', '{"type":"event","length":1.5}\n{}'],
     ['a length that is not a number', '{"type":"event","length":"2"}\n{}'],
     ['an item header that is not an object', '[1]\n{}'],
+    ['a length past the end of the body', '{"type":"event","length":999999999}\n{}'],
+    ['a length one byte past the end of the body', '{"type":"event","length":3}\n{}'],
   ])('refuses an envelope with %s with 400 at once, forwarding nothing', async (_, items) => {
     const response = await forwardEnvelope(post(`{"dsn":"${ownDsn}"}\n${items}`), options);
     expect(response.status).toBe(400);
