@@ -187,6 +187,16 @@ test('a server given a PORT that is not a port exits 1 and names PORT, rather th
   }
 });
 
+test("the standalone folder started as Next's docs say, node server.js, runs the app's own server", async () => {
+  app = await startApp(3113, 'server-js', {}, { standaloneDir: join('.next', 'standalone'), entry: 'server.js' });
+  const page = await fetch(`${app.url}/about`);
+  expect(page.headers.get('content-security-policy')).toContain("script-src 'self' 'sha256-");
+  // The tunnel is server.mjs's: Next's own server.js would answer its path with the 404 page.
+  expect((await fetch(`${app.url}/monitoring`)).status).toBe(405);
+  expect(await app.stop('SIGTERM')).toBe(0);
+  app = undefined;
+});
+
 test('a build whose prerender manifest Next shaped otherwise is refused at start-up, naming the field', async () => {
   // A copy of the production build, its manifest as a later Next might write it.
   await withCopyOfBuild('reshaped', async (copy) => {

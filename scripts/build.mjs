@@ -70,3 +70,10 @@ for (const file of withRelativeImports('server.mjs')) {
   mkdirSync(dirname(join(standaloneDir, file)), { recursive: true });
   cpSync(file, join(standaloneDir, file));
 }
+
+// Next's own server.js would serve this build without server.mjs: no CSP on pages, no tunnel, no
+// shutdown that loses nothing. Whoever starts the folder as Next's docs say gets the app's server.
+writeFileSync(
+  join(standaloneDir, 'server.js'),
+  "// Written by scripts/build.mjs: the app's server is server.mjs, whichever file is started.\nawait import('./server.mjs');\n",
+);

@@ -14,10 +14,16 @@ export type AppProcess = {
 
 /**
  * `npm start` of the production build on APP_URL, on `port`, with its own spool, its output kept;
- * or `node server.mjs` in `standaloneDir`, a copy of that build.
+ * or `node <entry>` in `standaloneDir`, that build's standalone folder or a copy of it.
  */
-function spawnApp(port: number, spoolName: string, env: Record<string, string>, standaloneDir?: string) {
-  const child: ChildProcess = spawn('node', [standaloneDir ? 'server.mjs' : 'scripts/start.mjs'], {
+function spawnApp(
+  port: number,
+  spoolName: string,
+  env: Record<string, string>,
+  standaloneDir?: string,
+  entry = 'server.mjs',
+) {
+  const child: ChildProcess = spawn('node', [standaloneDir ? entry : 'scripts/start.mjs'], {
     cwd: standaloneDir,
     env: { ...process.env, ...appRunEnv(spoolName), PORT: String(port), HOSTNAME: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,10 +49,14 @@ export async function startApp(
   port: number,
   spoolName: string,
   env: Record<string, string> = {},
-  { keepSpool = false, standaloneDir }: { keepSpool?: boolean; standaloneDir?: string } = {},
+  {
+    keepSpool = false,
+    standaloneDir,
+    entry,
+  }: { keepSpool?: boolean; standaloneDir?: string; entry?: 'server.mjs' | 'server.js' } = {},
 ): Promise<AppProcess> {
   if (!keepSpool) await removeSpool(spoolName);
-  const { child, exited, output } = spawnApp(port, spoolName, env, standaloneDir);
+  const { child, exited, output } = spawnApp(port, spoolName, env, standaloneDir, entry);
   const url = `http://127.0.0.1:${port}`;
   try {
     await expect
