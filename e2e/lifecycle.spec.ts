@@ -173,10 +173,13 @@ test('npm run build with no telemetry variable set looks up no host but loopback
   expect(lines.filter((line) => !line.startsWith('loaded '))).toEqual([]);
 });
 
-test('a server started with an invalid environment variable exits 1 and names the variable', async () => {
+test('a server started with an invalid environment variable exits 1 and names the variable, in a few lines', async () => {
   const { code, output } = await runAppUntilExit(3106, { SENTRY_TUNNEL_RATE_LIMIT: 'lots' });
   expect(code).toBe(1);
-  expect(output).toContain('SENTRY_TUNNEL_RATE_LIMIT');
+  expect(output).toContain('SENTRY_TUNNEL_RATE_LIMIT: must be a whole number of at least 1');
+  // Said once, without stack traces, and with no other cause after it.
+  expect(output.match(/SENTRY_TUNNEL_RATE_LIMIT/g)).toHaveLength(1);
+  expect(output).not.toMatch(/^\s+at /m);
 });
 
 test('a server given a PORT that is not a port exits 1 and names PORT, rather than exit 0 or listen elsewhere', async () => {

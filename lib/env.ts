@@ -128,7 +128,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = z.safeParse(schema, source);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`Invalid environment variables:\n${problems.join('\n')}`);
+    throw Object.assign(new Error(`Invalid environment variables:\n${problems.join('\n')}`), { name: 'EnvError' });
   }
   return result.data;
 }
