@@ -60,6 +60,45 @@ test("navigating inside the app to an unknown URL sends no trace of it, though t
   ).toEqual([]);
 });
 
+/** Makes the page's next clicks slow, and clicks its heading twice: an interaction INP reports. */
+async function slowInteraction(page: import('@playwright/test').Page): Promise<void> {
+  await page.evaluate(() =>
+    document.body.addEventListener('click', () => {
+      const started = performance.now();
+      while (performance.now() - started < 300) {
+        // Busy: the interaction's next paint waits for this.
+      }
+    }),
+  );
+  await page.getByRole('heading', { level: 1 }).click();
+  await page.getByRole('heading', { level: 1 }).click();
+}
+
+const segmentOf = (span: StreamedSpan) => span.attributes?.['sentry.segment.name']?.value;
+
+test('a slow interaction on the not-found screen sends no INP span of it, while one on a page sends its own', async ({
+  page,
+  sink,
+}) => {
+  // A page first: its INP span shows that interactions are reported at all here.
+  await page.goto('/about');
+  await sink.waitForItem<Event>('transaction', (transaction) => transaction.transaction === '/about');
+  await slowInteraction(page);
+  await page.goto('/no-such-page-clicked');
+  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+  // Interactions are reported once the SDK is in, which loads when the page is idle.
+  await page.waitForFunction(() => '__SENTRY__' in window);
+  await slowInteraction(page);
+  await page.goto('/status');
+  await sink.waitForItem<{ items?: StreamedSpan[] }>('span', (container) =>
+    (container.items ?? []).some((span) => segmentOf(span) === '/about'),
+  );
+  await sink.waitForItem<Event>('transaction', (transaction) => transaction.transaction === '/status');
+
+  const spans = (await sink.items<{ items?: StreamedSpan[] }>('span')).flatMap((container) => container.items ?? []);
+  expect(spans.filter((span) => segmentOf(span) === '/no-such-page-clicked').map((span) => span.name)).toEqual([]);
+});
+
 /** The ids of a transaction's own span and of every span in it. */
 function spanIdsOf(transaction: Event): (string | undefined)[] {
   return [transaction.contexts?.trace?.span_id, ...(transaction.spans ?? []).map((span) => span.span_id)];

@@ -6,6 +6,7 @@ import {
 } from '@sentry/nextjs';
 import { digestOf } from '@/lib/observability/digest';
 import { isBrowserExtensionError } from '@/lib/observability/event-filters';
+import { droppingNotFoundSpans } from '@/lib/observability/not-found-spans';
 import { isReportingEnabled, type ReportingSettings, sharedSentryOptions } from '@/lib/observability/sentry-options';
 import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
 
@@ -26,7 +27,11 @@ export function browserSentryOptions(
     tunnel: settings.dsn === undefined ? undefined : TUNNEL_PATH,
     // Envelopes that cannot be sent (offline, network error) wait in IndexedDB and go out when the
     // browser is back online, or on the next page load.
-    transport: (options) => makeBrowserOfflineTransport(makeFetchTransport)({ ...options, flushAtStartup: true }),
+    transport: (options) =>
+      droppingNotFoundSpans(
+        makeBrowserOfflineTransport(makeFetchTransport)({ ...options, flushAtStartup: true }),
+        notFoundPaths,
+      ),
     integrations: spotlightUrl === undefined ? [] : [spotlightBrowserIntegration({ sidecarUrl: spotlightUrl })],
     beforeSend: (event, hint) =>
       // The largest source of noise after "Script error.": errors of the user's browser extensions.
