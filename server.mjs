@@ -8,10 +8,18 @@
 // HOSTNAME are read here as `next start` reads them, and the drain delay beside. It talks to the app
 // only through lib/server/seam.mjs, and knows Next's internals only through lib/framework-internals.mjs.
 import { existsSync, readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { createServer, get } from 'node:http';
 import { join } from 'node:path';
 import next from 'next';
-import { BUILD_CONFIG_FILE, buildConfigFrom, STANDALONE_CONFIG_VARIABLE } from './lib/framework-internals.mjs';
+import {
+  BUILD_CONFIG_FILE,
+  buildConfigFrom,
+  hasStaticFileConditions,
+  STANDALONE_CONFIG_VARIABLE,
+  staticFilePathOf,
+  staticFileRefusal,
+} from './lib/framework-internals.mjs';
 import { appServer, markDraining, runWithClientAddress } from './lib/server/seam.mjs';
 
 /** @typedef {import('./lib/server/seam.mjs').AppServer} AppServer */
@@ -172,6 +180,35 @@ function setContentSecurityPolicy(request, response) {
   if (nonce !== undefined) request.headers['content-security-policy'] = policy;
 }
 
+const STATIC_FILE_REFUSALS = {
+  412: 'Precondition failed: the file is not the one the request names',
+  416: 'Range not satisfiable',
+};
+
+/**
+ * What Next's static file server would refuse a GET or HEAD of one of its files with (412, 416),
+ * which Next then answers as a 500 (lib/framework-internals.mjs); undefined for anything else.
+ * @param {import('node:http').IncomingMessage} request
+ */
+async function staticFileRefusalOf(request) {
+  const path = staticFilePathOf(request.url ?? '/', distDir);
+  if (path === undefined) return undefined;
+  const file = await stat(path).catch(() => undefined);
+  return file?.isFile() ? staticFileRefusal(request.headers, file) : undefined;
+}
+
+/**
+ * A request for Next, with its page's policy, in scopes of its own.
+ * @param {import('node:http').IncomingMessage} request
+ * @param {import('node:http').ServerResponse} response
+ */
+function handleWithNext(request, response) {
+  setContentSecurityPolicy(request, response);
+  // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
+  // events, and with tracing its trace is decided as it arrives, once (lib/observability/request-tracing.ts).
+  void app.isolate(request.headers, () => handle(request, response));
+}
+
 let isShuttingDown = false;
 // A client gets 10 s for its request's headers and 30 s for the whole request (Node's defaults:
 // 60 s and 300 s, long enough for a few hundred slow clients to hold every connection). The tunnel
@@ -203,10 +240,15 @@ const server = createServer(
         );
         return;
       }
-      setContentSecurityPolicy(request, response);
-      // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
-      // events, and with tracing its trace is decided as it arrives, once (lib/observability/request-tracing.ts).
-      void app.isolate(request.headers, () => handle(request, response));
+      if ((request.method === 'GET' || request.method === 'HEAD') && hasStaticFileConditions(request.headers)) {
+        void staticFileRefusalOf(request).then((refusal) =>
+          refusal === undefined
+            ? handleWithNext(request, response)
+            : send(response, app.refuse(refusal.status, STATIC_FILE_REFUSALS[refusal.status], refusal.headers)),
+        );
+        return;
+      }
+      handleWithNext(request, response);
     }),
 );
 server.keepAliveTimeout = 5_000;

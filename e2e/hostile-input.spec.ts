@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
@@ -28,6 +28,7 @@ const action = (headers: Record<string, string>, body: string | Buffer = '[]') =
 });
 const gzipBomb = gzipSync(Buffer.alloc(50 * 1024 * 1024));
 const twoMegabytes = Buffer.alloc(2 * 1024 * 1024, 'a');
+const chunk = `/_next/static/chunks/${readdirSync('.next/static/chunks').find((name) => name.endsWith('.js'))}`;
 const tunnel = (headers: Record<string, string>, body: string | Buffer, path = '/monitoring') => ({
   path,
   method: 'POST',
@@ -72,6 +73,34 @@ const cases: Hostile[] = [
   },
   { name: 'action: a JSON content type', expected: 415, ...action({ 'content-type': 'application/json' }) },
   { name: 'action: a gzip bomb', expected: 415, ...action({ 'content-encoding': 'gzip' }, gzipBomb) },
+  // Next's static file server refuses these and Next answers its refusal as a 500 (vercel/next.js#92141).
+  {
+    name: 'a public file: a range past its end',
+    expected: 416,
+    path: '/robots.txt',
+    headers: { range: 'bytes=999-1000' },
+  },
+  {
+    name: 'a public file: a range that is not one',
+    expected: 416,
+    path: '/robots.txt',
+    headers: { range: 'bytes=abc' },
+  },
+  {
+    name: 'a public file: If-Match another version',
+    expected: 412,
+    path: '/robots.txt',
+    headers: { 'if-match': '"x"' },
+  },
+  {
+    name: 'a public file: If-Unmodified-Since 1970',
+    expected: 412,
+    path: '/robots.txt',
+    headers: { 'if-unmodified-since': 'Thu, 01 Jan 1970 00:00:00 GMT' },
+  },
+  { name: 'a chunk: a range past its end', expected: 416, path: chunk, headers: { range: 'bytes=99999999-' } },
+  { name: 'a chunk: If-Match another version', expected: 412, path: chunk, headers: { 'if-match': '"x"' } },
+  { name: 'a public file: a range inside it', expected: 206, path: '/robots.txt', headers: { range: 'bytes=0-3' } },
   { name: 'a 20 KB query string', expected: 431, path: `/?${'q'.repeat(20_000)}` },
   { name: 'a 5 KB path', expected: 404, path: `/${'p'.repeat(5_000)}` },
   { name: 'an encoded path traversal', expected: 404, path: '/..%2f..%2fetc%2fpasswd' },
@@ -113,4 +142,25 @@ test('every hostile request gets its documented answer, no 5xx, and nothing reac
   await sink.waitForErrorEvent((event) => event.message === 'control after the hostile requests');
   expect((await sink.errorEvents()).map((event) => event.message)).toEqual(['control after the hostile requests']);
   expect((await request.get('/status')).status()).toBe(200);
+});
+
+test("a static file's conditions that hold are answered as Next answers them, and the refusals carry our headers", async ({
+  request,
+}) => {
+  const plain = await request.get('/robots.txt');
+  const etag = plain.headers().etag ?? '';
+  expect(etag).not.toBe('');
+  expect((await request.get('/robots.txt', { headers: { 'if-match': etag } })).status()).toBe(200);
+  expect((await request.get('/robots.txt', { headers: { 'if-none-match': etag } })).status()).toBe(304);
+  const partial = await request.get('/robots.txt', { headers: { range: 'bytes=0-3', 'if-range': etag } });
+  expect(partial.status()).toBe(206);
+  expect(await partial.text()).toBe((await plain.text()).slice(0, 4));
+
+  const refused = await request.get('/robots.txt', { headers: { range: 'bytes=999-1000' } });
+  expect(refused.status()).toBe(416);
+  expect(refused.headers()['content-range']).toBe(`bytes */${(await plain.body()).length}`);
+  expect(refused.headers()['x-content-type-options']).toBe('nosniff');
+  // A fresh copy makes the range moot: Next answers 304 before it reads the range.
+  const fresh = await request.get('/robots.txt', { headers: { range: 'bytes=999-1000', 'if-none-match': etag } });
+  expect(fresh.status()).toBe(304);
 });

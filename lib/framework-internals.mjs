@@ -405,3 +405,143 @@ export function withoutRequireHook(moduleLoader, nodeProcess, construct) {
     if (nodeProcess.getBuiltinModule !== getBuiltinModule) nodeProcess.getBuiltinModule = getBuiltinModule;
   }
 }
+
+// --- Static files: Next's vendored `send` (Next 16.4.6) --------------------------------------------
+// Next serves `/_next/static/*` and public/ through its copy of `send` (next/dist/compiled/send).
+// When send refuses a GET or HEAD with 412 (If-Match, If-Unmodified-Since) or 416 (a Range past the
+// file), Next renders an error page for that status, which an App Router build does not have, and
+// answers 500 with nothing logged (vercel/next.js#92141). server.mjs answers those two itself, as
+// send decides them: send's order and parsers, below, which the contract test runs against send.
+
+/**
+ * Whether a request carries a header that can make send refuse it: only those are looked at.
+ * @param {import('node:http').IncomingHttpHeaders} headers
+ */
+export function hasStaticFileConditions(headers) {
+  return headers.range !== undefined || headers['if-match'] !== undefined || headers['if-unmodified-since'] !== undefined;
+}
+
+/**
+ * The file Next serves a path from, relative to the server's folder, if it is a static one:
+ * `/_next/static/*` from the build's static folder, anything else from public/ (when it is a file).
+ * Undefined for a path send would refuse on its own (`..`, a NUL, bad percent-encoding).
+ * @param {string} url the request's path and query
+ * @param {string} distDir
+ */
+export function staticFilePathOf(url, distDir) {
+  let path;
+  try {
+    path = decodeURIComponent(url.split('?')[0] ?? '');
+  } catch {
+    return undefined;
+  }
+  if (!path.startsWith('/') || path.includes('\0') || path.split('/').includes('..')) return undefined;
+  const STATIC_PREFIX = '/_next/static/';
+  return path.startsWith(STATIC_PREFIX)
+    ? `${distDir}/static/${path.slice(STATIC_PREFIX.length)}`
+    : `public${path}`;
+}
+
+/** send's reading of an HTTP date. @param {unknown} value */
+function httpDate(value) {
+  const time = typeof value === 'string' && value !== '' ? Date.parse(value) : Number.NaN;
+  return typeof time === 'number' ? time : Number.NaN;
+}
+
+/** send's list of entity tags: split at commas, spaces around each dropped. @param {string} value */
+function entityTags(value) {
+  /** @type {string[]} */
+  const tags = [];
+  let start = 0;
+  let end = 0;
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    if (code === 0x20) {
+      if (start === end) start = end = index + 1;
+    } else if (code === 0x2c) {
+      if (start !== end) tags.push(value.substring(start, end));
+      start = end = index + 1;
+    } else {
+      end = index + 1;
+    }
+  }
+  if (start !== end) tags.push(value.substring(start, end));
+  return tags;
+}
+
+/** @param {string | undefined} list @param {string} etag */
+function listsTag(list, etag) {
+  return entityTags(list ?? '').some((tag) => tag === etag || tag === `W/${etag}` || `W/${tag}` === etag);
+}
+
+/**
+ * Whether a Range header, as send's range-parser reads it, satisfies no byte of a file of `size`
+ * (its -1). A header without `=` is one it ignores (-2).
+ * @param {number} size
+ * @param {string} range
+ */
+function satisfiesNothing(size, range) {
+  const equals = range.indexOf('=');
+  if (equals === -1) return false;
+  return range
+    .slice(equals + 1)
+    .split(',')
+    .every((part) => {
+      const [first, second] = part.split('-');
+      let start = Number.parseInt(first ?? '', 10);
+      let end = Number.parseInt(second ?? '', 10);
+      if (Number.isNaN(start)) {
+        start = size - end;
+        end = size - 1;
+      } else if (Number.isNaN(end)) {
+        end = size - 1;
+      }
+      if (end > size - 1) end = size - 1;
+      return Number.isNaN(start) || Number.isNaN(end) || start > end || start < 0;
+    });
+}
+
+/**
+ * @typedef {object} StaticFileRefusal what send answers instead of the file
+ * @property {412 | 416} status
+ * @property {Record<string, string>} headers
+ */
+
+/**
+ * What send answers a GET or HEAD of a file with, when it refuses it; undefined when it serves it
+ * (200, 206, or 304). Send's order: a failed If-Match (else If-Unmodified-Since) is 412; a fresh
+ * conditional request is 304 and ends there; then a `bytes=` Range whose If-Range holds and which
+ * satisfies nothing is 416. The ETag and Last-Modified are send's, from the file's size and mtime
+ * (Next leaves `generateEtags` on; this app too).
+ * @param {import('node:http').IncomingHttpHeaders} headers
+ * @param {{ size: number, mtime: Date }} file
+ * @returns {StaticFileRefusal | undefined}
+ */
+export function staticFileRefusal(headers, file) {
+  const etag = `W/"${file.size.toString(16)}-${file.mtime.getTime().toString(16)}"`;
+  const lastModified = httpDate(file.mtime.toUTCString());
+  const ifMatch = headers['if-match'];
+  const ifNoneMatch = headers['if-none-match'];
+  const ifModifiedSince = headers['if-modified-since'];
+  if (ifMatch || headers['if-unmodified-since'] || ifNoneMatch || ifModifiedSince) {
+    if (ifMatch) {
+      if (ifMatch !== '*' && !listsTag(ifMatch, etag)) return { status: 412, headers: {} };
+    } else {
+      const unmodifiedSince = httpDate(headers['if-unmodified-since']);
+      if (!Number.isNaN(unmodifiedSince) && lastModified > unmodifiedSince) return { status: 412, headers: {} };
+    }
+    // send's `fresh`: then it answers 304 and reads no Range.
+    const isFresh =
+      !/(?:^|,)\s*?no-cache\s*?(?:,|$)/.test(headers['cache-control'] ?? '') &&
+      Boolean(ifModifiedSince || ifNoneMatch) &&
+      (!ifNoneMatch || ifNoneMatch === '*' || listsTag(ifNoneMatch, etag)) &&
+      (!ifModifiedSince || lastModified <= httpDate(ifModifiedSince));
+    if (isFresh) return undefined;
+  }
+  const { range } = headers;
+  if (range === undefined || !/^ *bytes=/.test(range)) return undefined;
+  const ifRange = headers['if-range'];
+  const isRangeFresh = !ifRange || (ifRange.includes('"') ? ifRange.includes(etag) : lastModified <= httpDate(ifRange));
+  if (!isRangeFresh || !satisfiesNothing(file.size, range)) return undefined;
+  return { status: 416, headers: { 'content-range': `bytes */${file.size}` } };
+}

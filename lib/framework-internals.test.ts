@@ -2,8 +2,12 @@
 // installed Next.js and Sentry SDK. An upgrade that changes one fails here, in CI, by name.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { getDefaultIntegrations, spotlightIntegration } from '@sentry/nextjs';
 import {
   ACTION_HEADER,
@@ -29,6 +33,8 @@ import {
   SENTRY_TRACING_SWITCH,
   SERVER_UTILS_MODULE,
   STANDALONE_CONFIG_VARIABLE,
+  staticFilePathOf,
+  staticFileRefusal,
   withoutRequireHook,
 } from '@/lib/framework-internals.mjs';
 import { locateEsmEntry } from '@/lib/observability/locate-esm-entry';
@@ -409,5 +415,116 @@ describe("OpenTelemetry's require hook (@opentelemetry/instrumentation)", () => 
     };
     expect(() => withoutRequireHook(loader, nodeProcess, construct)).toThrow('bad config');
     expect([loader.prototype.require, nodeProcess.getBuiltinModule]).toEqual(['node', 'node']);
+  });
+});
+
+/** A GET with exactly these headers, its status and headers. */
+function exactGet(url: string, headers: Record<string, string>): Promise<IncomingMessage> {
+  return new Promise((done, fail) => {
+    get(url, { headers }, (answer) => {
+      answer.resume();
+      answer.on('end', () => done(answer));
+    }).on('error', fail);
+  });
+}
+
+describe("Next's static file server (its vendored send)", () => {
+  // send itself, as Next calls it (next/dist/server/serve-static.js), with what it answers.
+  const send = require('next/dist/compiled/send') as (
+    request: IncomingMessage,
+    path: string,
+    options: { root: string; etag: boolean },
+  ) => NodeJS.EventEmitter & { pipe(response: ServerResponse): void };
+  let root: string;
+  let server: Server;
+  let origin: string;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'send-contract-'));
+    await writeFile(join(root, 'file.txt'), 'x'.repeat(61));
+    server = createServer((request, response) => {
+      send(request, 'file.txt', { root, etag: true })
+        .on('error', (error: { status?: number; headers?: Record<string, string> }) => {
+          response.writeHead(error.status ?? 500, error.headers ?? {});
+          response.end();
+        })
+        .pipe(response);
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((done) => server.close(done));
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('refuses exactly the requests, with the status and Content-Range, that send refuses', async () => {
+    const file = await stat(join(root, 'file.txt'));
+    const etag = String((await exactGet(origin, {})).headers.etag);
+    const lastModified = file.mtime.toUTCString();
+    const past = 'Thu, 01 Jan 1970 00:00:00 GMT';
+    const future = 'Fri, 01 Jan 2100 00:00:00 GMT';
+    const ranges = [
+      undefined,
+      'bytes=0-3',
+      'bytes=5-1',
+      'bytes=abc',
+      'bytes=999-1000',
+      'bytes=61-',
+      'bytes=60-',
+      'bytes=-5',
+      'bytes=-0',
+      'bytes=0-3,999-1000',
+      'bytes=999-1000,1001-1002',
+      ' bytes=70-',
+      'items=0-1',
+      'bytes',
+    ];
+    const conditions: Record<string, string>[] = [
+      {},
+      { 'if-match': '*' },
+      { 'if-match': etag },
+      { 'if-match': etag.slice(2) },
+      { 'if-match': '"nope"' },
+      { 'if-match': `"nope", ${etag}` },
+      { 'if-unmodified-since': past },
+      { 'if-unmodified-since': future },
+      { 'if-unmodified-since': 'garbage' },
+      { 'if-match': etag, 'if-unmodified-since': past },
+      { 'if-none-match': etag },
+      { 'if-none-match': '"nope"' },
+      { 'if-none-match': etag, 'cache-control': 'no-cache' },
+      { 'if-modified-since': future },
+      { 'if-modified-since': past },
+      { 'if-range': etag },
+      { 'if-range': '"nope"' },
+      { 'if-range': lastModified },
+      { 'if-range': past },
+    ];
+    const disagreements: string[] = [];
+    for (const range of ranges) {
+      for (const condition of conditions) {
+        const headers = { ...condition, ...(range === undefined ? {} : { range }) };
+        // node:http, not fetch: fetch adds Cache-Control: no-cache to a conditional request.
+        const answer = await exactGet(origin, headers);
+        const refusal = staticFileRefusal(headers, file);
+        const sent = [412, 416].includes(answer.statusCode ?? 0)
+          ? `${answer.statusCode} ${answer.headers['content-range'] ?? ''}`
+          : 'served';
+        const ours = refusal ? `${refusal.status} ${refusal.headers['content-range'] ?? ''}` : 'served';
+        if (sent !== ours) disagreements.push(`${JSON.stringify(headers)}: send ${sent}, ours ${ours}`);
+      }
+    }
+    expect(disagreements).toEqual([]);
+  });
+
+  it('serves /_next/static/* from the build folder and any other path from public/, and nothing outside', () => {
+    expect(staticFilePathOf('/_next/static/chunks/a.js?v=1', '.next')).toBe('.next/static/chunks/a.js');
+    expect(staticFilePathOf('/robots.txt', '.next')).toBe('public/robots.txt');
+    expect(staticFilePathOf('/a%20b.txt', '.next')).toBe('public/a b.txt');
+    expect(staticFilePathOf('/../etc/passwd', '.next')).toBeUndefined();
+    expect(staticFilePathOf('/%2e%2e/etc/passwd', '.next')).toBeUndefined();
+    expect(staticFilePathOf('/%E0%A4%A', '.next')).toBeUndefined();
   });
 });
