@@ -21,6 +21,28 @@ test('a client error reaches Sentry through /monitoring and the browser never co
   expect(sinkRequestsFromBrowser).toEqual([]);
 });
 
+test("a client error's event keeps its page's URL and breadcrumbs but none of their secrets", async ({
+  page,
+  sink,
+}) => {
+  // Came from a page whose link carried a secret, and a client-side navigation adds one more.
+  await page.goto('/about?session=FROMSECRET');
+  await page.goto('/sentry-example-page?token=PAGESECRET&tab=1');
+  await page.evaluate(() => history.pushState(null, '', '/sentry-example-page?api_key=NAVSECRET'));
+  await page.getByRole('button', { name: 'Throw client error' }).click();
+
+  const event = await sink.waitForErrorEvent(
+    (candidate) =>
+      exceptionValue(candidate) === 'Sentry example error thrown in the browser' &&
+      (candidate.request?.url ?? '').includes('api_key='),
+  );
+  expect(event.request?.url).toMatch(/\/sentry-example-page\?api_key=\[Filtered\]$/);
+  expect(event.request?.headers?.Referer ?? '').not.toContain('FROMSECRET');
+  const navigation = (event.breadcrumbs ?? []).find((breadcrumb) => breadcrumb.category === 'navigation');
+  expect(navigation?.data?.to).toBe('/sentry-example-page?api_key=[Filtered]');
+  expect(JSON.stringify(event)).not.toMatch(/FROMSECRET|PAGESECRET|NAVSECRET/);
+});
+
 test('an error thrown before the page finished loading, before the SDK is fetched, is reported once', async ({
   page,
   sink,

@@ -53,6 +53,7 @@ test("a server error's event holds no client address, cookie or secret of the re
       authorization: 'Bearer HEADERSECRET',
       'x-forwarded-for': '198.51.100.9',
       'x-real-ip': '198.51.100.9',
+      referer: 'http://127.0.0.1/reset?token=REFERERSECRET',
     },
   });
   expect(response.status()).toBe(500);
@@ -65,7 +66,10 @@ test("a server error's event holds no client address, cookie or secret of the re
   const headers = Object.keys(event.request?.headers ?? {});
   for (const name of ['cookie', 'x-forwarded-for', 'x-real-ip']) expect(headers).not.toContain(name);
   expect(event.contexts?.nextjs).toMatchObject({ request_path: '/api/sentry-example-api' });
-  expect(JSON.stringify(event)).not.toMatch(/QUERYSECRET|COOKIESECRET|HEADERSECRET|198\.51\.100\.9|127\.0\.0\.1"/);
+  expect(event.request?.headers?.referer).toBe('http://127.0.0.1/reset?token=[Filtered]');
+  expect(JSON.stringify(event)).not.toMatch(
+    /QUERYSECRET|COOKIESECRET|HEADERSECRET|REFERERSECRET|198\.51\.100\.9|127\.0\.0\.1"/,
+  );
 });
 
 // The SDK's transport keeps its connections by default (`keepAlive`): without it, every error and

@@ -8,6 +8,7 @@ import { digestOf } from '@/lib/observability/digest';
 import { isBrowserExtensionError } from '@/lib/observability/event-filters';
 import { droppingNotFoundSpans } from '@/lib/observability/not-found-spans';
 import { isReportingEnabled, type ReportingSettings, sharedSentryOptions } from '@/lib/observability/sentry-options';
+import { withFilteredBreadcrumbUrls, withFilteredUrls } from '@/lib/observability/url-privacy';
 import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
 
 /**
@@ -22,8 +23,14 @@ export function browserSentryOptions(
     return undefined;
   }
   const { spotlightUrl } = settings;
+  const shared = sharedSentryOptions(settings, notFoundPaths);
   return {
-    ...sharedSentryOptions(settings, notFoundPaths),
+    ...shared,
+    beforeSendTransaction: (event) => {
+      const kept = shared.beforeSendTransaction(event);
+      return kept === null ? null : withFilteredUrls(kept);
+    },
+    beforeBreadcrumb: withFilteredBreadcrumbUrls,
     tunnel: settings.dsn === undefined ? undefined : TUNNEL_PATH,
     // Envelopes that cannot be sent (offline, network error) wait in IndexedDB and go out when the
     // browser is back online, or on the next page load.
@@ -40,6 +47,6 @@ export function browserSentryOptions(
       // the digest, and the server reported it already, with it.
       isBrowserExtensionError(event, hint.originalException) || digestOf(hint.originalException) !== undefined
         ? null
-        : event,
+        : withFilteredUrls(event),
   };
 }

@@ -18,8 +18,9 @@ export function isReportingEnabled(settings: ReportingSettings): boolean {
  * No personal data, in the browser or on the server. SDK 11 reads `dataCollection` (its
  * `sendDefaultPii` is gone), and its defaults collect the client's IP address (and let ingest infer
  * one), cookies and bodies. Headers, the URL and its query string stay, with the values the SDK
- * takes for secrets (tokens, keys, sessions) filtered; without the client's address, the headers
- * that carry it (X-Forwarded-For and its kind) go too.
+ * takes for secrets (tokens, keys, sessions) filtered, also in the URLs it leaves as they are
+ * (lib/observability/url-privacy.ts); without the client's address, the headers that carry it
+ * (X-Forwarded-For and its kind) go too.
  */
 export const dataCollection: DataCollection = {
   userInfo: false,

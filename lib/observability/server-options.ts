@@ -3,6 +3,7 @@ import type { NodeOptions } from '@sentry/nextjs';
 import { env, isProduction, serverDsn } from '@/lib/env';
 import { tagDigest } from '@/lib/observability/digest';
 import { isReportingEnabled, type ReportingSettings, sharedSentryOptions } from '@/lib/observability/sentry-options';
+import { withFilteredBreadcrumbUrls, withFilteredUrls } from '@/lib/observability/url-privacy';
 import { publicEnv } from '@/lib/public-env';
 
 export const serverReportingSettings: ReportingSettings = {
@@ -21,6 +22,7 @@ export function serverSentryOptions(): NodeOptions | undefined {
   return {
     ...sharedSentryOptions(serverReportingSettings),
     spotlight: serverReportingSettings.spotlightUrl ?? false,
-    beforeSend: tagDigest,
+    beforeSend: (event, hint) => withFilteredUrls(tagDigest(event, hint)),
+    beforeBreadcrumb: withFilteredBreadcrumbUrls,
   };
 }
