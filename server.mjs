@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer, get } from 'node:http';
 import { join } from 'node:path';
+import nextEnv from '@next/env';
 import next from 'next';
 import {
   BUILD_CONFIG_FILE,
@@ -24,10 +25,15 @@ import { appServer, markDraining, runWithClientAddress } from './lib/server/seam
 
 /** @typedef {import('./lib/server/seam.mjs').AppServer} AppServer */
 
+// The .env and .env.production `next build` copied into this folder, read as Next's own server reads
+// them, but before the variables below are (`npm start` has read the project's already: no-op).
+nextEnv.loadEnvConfig(process.cwd(), false);
+
 // Blank is unset, as for every variable lib/env.ts reads.
-const port = Number(process.env.PORT?.trim() || 3000);
+const portText = process.env.PORT?.trim() || '3000';
+const port = Number(portText);
 const hostname = process.env.HOSTNAME?.trim() || '0.0.0.0';
-if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+if (!/^\d+$/.test(portText) || port > 65_535) {
   console.error('PORT: must be a whole number from 0 to 65535');
   process.exit(1);
 }
@@ -241,11 +247,17 @@ const server = createServer(
         return;
       }
       if ((request.method === 'GET' || request.method === 'HEAD') && hasStaticFileConditions(request.headers)) {
-        void staticFileRefusalOf(request).then((refusal) =>
-          refusal === undefined
-            ? handleWithNext(request, response)
-            : send(response, app.refuse(refusal.status, STATIC_FILE_REFUSALS[refusal.status], refusal.headers)),
-        );
+        staticFileRefusalOf(request)
+          .then((refusal) =>
+            refusal === undefined
+              ? handleWithNext(request, response)
+              : send(response, app.refuse(refusal.status, STATIC_FILE_REFUSALS[refusal.status], refusal.headers)),
+          )
+          .catch((error) => {
+            console.error('Answering a static file failed:', error);
+            if (!response.headersSent) response.writeHead(500);
+            response.end();
+          });
         return;
       }
       handleWithNext(request, response);

@@ -418,28 +418,34 @@ export function withoutRequireHook(moduleLoader, nodeProcess, construct) {
  * @param {import('node:http').IncomingHttpHeaders} headers
  */
 export function hasStaticFileConditions(headers) {
-  return headers.range !== undefined || headers['if-match'] !== undefined || headers['if-unmodified-since'] !== undefined;
+  return (
+    headers.range !== undefined || headers['if-match'] !== undefined || headers['if-unmodified-since'] !== undefined
+  );
 }
 
 /**
  * The file Next serves a path from, relative to the server's folder, if it is a static one:
  * `/_next/static/*` from the build's static folder, anything else from public/ (when it is a file).
- * Undefined for a path send would refuse on its own (`..`, a NUL, bad percent-encoding).
+ * The path is read as Next reads it (dot segments resolved by WHATWG URL parsing, then decoded).
+ * Undefined where Next or send answer on their own: a path with `//` or a backslash (Next's 308),
+ * a NUL, or a segment starting with a dot (send's 404 for dotfiles).
  * @param {string} url the request's path and query
  * @param {string} distDir
  */
 export function staticFilePathOf(url, distDir) {
+  const raw = url.split('?')[0] ?? '';
+  if (!raw.startsWith('/') || raw.includes('//') || raw.includes('\\')) return undefined;
   let path;
   try {
-    path = decodeURIComponent(url.split('?')[0] ?? '');
+    path = decodeURIComponent(new URL(raw, 'http://n').pathname);
   } catch {
     return undefined;
   }
-  if (!path.startsWith('/') || path.includes('\0') || path.split('/').includes('..')) return undefined;
+  if (path.includes('\0') || path.includes('\\') || path.split('/').some((segment) => segment.startsWith('.'))) {
+    return undefined;
+  }
   const STATIC_PREFIX = '/_next/static/';
-  return path.startsWith(STATIC_PREFIX)
-    ? `${distDir}/static/${path.slice(STATIC_PREFIX.length)}`
-    : `public${path}`;
+  return path.startsWith(STATIC_PREFIX) ? `${distDir}/static/${path.slice(STATIC_PREFIX.length)}` : `public${path}`;
 }
 
 /** send's reading of an HTTP date. @param {unknown} value */

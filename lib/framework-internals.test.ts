@@ -519,12 +519,21 @@ describe("Next's static file server (its vendored send)", () => {
     expect(disagreements).toEqual([]);
   });
 
-  it('serves /_next/static/* from the build folder and any other path from public/, and nothing outside', () => {
+  it('reads a path as Next does: /_next/static/* from the build folder, any other from public/, nothing outside', () => {
     expect(staticFilePathOf('/_next/static/chunks/a.js?v=1', '.next')).toBe('.next/static/chunks/a.js');
     expect(staticFilePathOf('/robots.txt', '.next')).toBe('public/robots.txt');
     expect(staticFilePathOf('/a%20b.txt', '.next')).toBe('public/a b.txt');
-    expect(staticFilePathOf('/../etc/passwd', '.next')).toBeUndefined();
-    expect(staticFilePathOf('/%2e%2e/etc/passwd', '.next')).toBeUndefined();
+    // Dot segments resolve inside the site, encoded or not, as WHATWG URL parsing resolves them.
+    expect(staticFilePathOf('/x/../robots.txt', '.next')).toBe('public/robots.txt');
+    expect(staticFilePathOf('/x/%2e%2e/robots.txt', '.next')).toBe('public/robots.txt');
+    expect(staticFilePathOf('/../../etc/passwd', '.next')).toBe('public/etc/passwd');
+    // Next redirects these, and send refuses dotfiles and what decodes to a climb or a NUL.
+    expect(staticFilePathOf('//robots.txt', '.next')).toBeUndefined();
+    expect(staticFilePathOf('/a\\b.txt', '.next')).toBeUndefined();
+    expect(staticFilePathOf('/.gitkeep', '.next')).toBeUndefined();
+    expect(staticFilePathOf('/%2e%2e%2fetc/passwd', '.next')).toBeUndefined();
+    expect(staticFilePathOf('/%5c..%5cetc', '.next')).toBeUndefined();
+    expect(staticFilePathOf('/%00', '.next')).toBeUndefined();
     expect(staticFilePathOf('/%E0%A4%A', '.next')).toBeUndefined();
   });
 });

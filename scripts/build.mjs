@@ -73,7 +73,13 @@ for (const file of withRelativeImports('server.mjs')) {
 
 // Next's own server.js would serve this build without server.mjs: no CSP on pages, no tunnel, no
 // shutdown that loses nothing. Whoever starts the folder as Next's docs say gets the app's server.
+// Like Next's, it works from its own folder wherever it is started from (`node .next/standalone/server.js`).
 writeFileSync(
   join(standaloneDir, 'server.js'),
-  "// Written by scripts/build.mjs: the app's server is server.mjs, whichever file is started.\nawait import('./server.mjs');\n",
+  [
+    "// Written by scripts/build.mjs: the app's server is server.mjs, whichever file is started.",
+    "process.chdir(new URL('.', import.meta.url).pathname);",
+    "await import('./server.mjs');",
+    '',
+  ].join('\n'),
 );

@@ -4,9 +4,9 @@
 /**
  * Calls `stop` once the process that started this one is gone (checked each second).
  * @param {() => void} stop
+ * @param {number} parentPid that process, as read when this one started
  */
-export function whenOrphaned(stop) {
-  const parentPid = process.ppid;
+export function whenOrphaned(stop, parentPid = process.ppid) {
   const check = setInterval(() => {
     if (process.ppid === parentPid) return;
     clearInterval(check);

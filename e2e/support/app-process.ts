@@ -14,16 +14,16 @@ export type AppProcess = {
 
 /**
  * `npm start` of the production build on APP_URL, on `port`, with its own spool, its output kept;
- * or `node <entry>` in `standaloneDir`, that build's standalone folder or a copy of it.
+ * or `node server.mjs` in `standaloneDir`, a copy of that build; or `node <entry>` from here.
  */
 function spawnApp(
   port: number,
   spoolName: string,
   env: Record<string, string>,
   standaloneDir?: string,
-  entry = 'server.mjs',
+  entry?: string,
 ) {
-  const child: ChildProcess = spawn('node', [standaloneDir ? entry : 'scripts/start.mjs'], {
+  const child: ChildProcess = spawn('node', [entry ?? (standaloneDir ? 'server.mjs' : 'scripts/start.mjs')], {
     cwd: standaloneDir,
     env: { ...process.env, ...appRunEnv(spoolName), PORT: String(port), HOSTNAME: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,11 +49,7 @@ export async function startApp(
   port: number,
   spoolName: string,
   env: Record<string, string> = {},
-  {
-    keepSpool = false,
-    standaloneDir,
-    entry,
-  }: { keepSpool?: boolean; standaloneDir?: string; entry?: 'server.mjs' | 'server.js' } = {},
+  { keepSpool = false, standaloneDir, entry }: { keepSpool?: boolean; standaloneDir?: string; entry?: string } = {},
 ): Promise<AppProcess> {
   if (!keepSpool) await removeSpool(spoolName);
   const { child, exited, output } = spawnApp(port, spoolName, env, standaloneDir, entry);

@@ -7,7 +7,12 @@ function segmentOf(span: StreamedSpan): unknown {
   return span.attributes?.['sentry.segment.name']?.value;
 }
 
-/** A span item without the spans of not-found pages, or undefined when none is left. */
+/**
+ * A span item without the spans of not-found pages, or undefined when none is left. A span names
+ * its page by its root's name: the URL's path for an unknown URL or a static route, which is what
+ * the not-found screen records. A dynamic route's root is named by its template (`/posts/[slug]`),
+ * so a route of that kind calling notFound() needs its not-found screen to record that name too.
+ */
 function withoutNotFoundSpans(item: EnvelopeItem, notFoundPaths: ReadonlySet<string>): EnvelopeItem | undefined {
   const [header, payload] = item;
   if (header.type !== 'span' || typeof payload !== 'object' || payload === null) return item;
