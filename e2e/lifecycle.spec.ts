@@ -190,19 +190,33 @@ test('a server given a PORT that is not a port exits 1 and names PORT, rather th
   }
 });
 
-test("the standalone folder started as Next's docs say, node .next/standalone/server.js, runs the app's own server", async () => {
-  // From the project folder, as Next's docs start it: the server works from its own folder all the same.
-  app = await startApp(3113, 'server-js', {}, { entry: join('.next', 'standalone', 'server.js') });
-  const page = await fetch(`${app.url}/about`);
+/** What only the app's own server.mjs serves: each page's CSP, the tunnel, no source map of the project's build folder. */
+async function expectTheAppsOwnServer(url: string): Promise<void> {
+  const page = await fetch(`${url}/about`);
   expect(page.headers.get('content-security-policy')).toContain("script-src 'self' 'sha256-");
   // The tunnel is server.mjs's: Next's own server.js would answer its path with the 404 page.
-  expect((await fetch(`${app.url}/monitoring`)).status).toBe(405);
+  expect((await fetch(`${url}/monitoring`)).status).toBe(405);
   // The standalone folder's files: not the source maps the project's build folder keeps for upload.
   const sourceMap = (await readdir(join('.next', 'static', 'chunks'))).find((name) => name.endsWith('.js.map'));
   expect(sourceMap).toBeDefined();
-  expect((await fetch(`${app.url}/_next/static/chunks/${sourceMap}`)).status).toBe(404);
+  expect((await fetch(`${url}/_next/static/chunks/${sourceMap}`)).status).toBe(404);
+}
+
+test("the standalone folder started as Next's docs say, node .next/standalone/server.js, runs the app's own server", async () => {
+  // From the project folder, as Next's docs start it: the server works from its own folder all the same.
+  app = await startApp(3113, 'server-js', {}, { entry: join('.next', 'standalone', 'server.js') });
+  await expectTheAppsOwnServer(app.url);
   expect(await app.stop('SIGTERM')).toBe(0);
   app = undefined;
+});
+
+test("the standalone folder's server.js starts from a path with a space in it", async () => {
+  await withCopyOfBuild('with space', async (copy) => {
+    app = await startApp(3113, 'server-js-copy', {}, { entry: join(copy, 'server.js') });
+    await expectTheAppsOwnServer(app.url);
+    expect(await app.stop('SIGTERM')).toBe(0);
+    app = undefined;
+  });
 });
 
 test('a build whose prerender manifest Next shaped otherwise is refused at start-up, naming the field', async () => {

@@ -78,7 +78,8 @@ writeFileSync(
   join(standaloneDir, 'server.js'),
   [
     "// Written by scripts/build.mjs: the app's server is server.mjs, whichever file is started.",
-    "process.chdir(new URL('.', import.meta.url).pathname);",
+    "import { fileURLToPath } from 'node:url';",
+    "process.chdir(fileURLToPath(new URL('.', import.meta.url)));",
     "await import('./server.mjs');",
     '',
   ].join('\n'),
