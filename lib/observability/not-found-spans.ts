@@ -40,12 +40,9 @@ export function droppingNotFoundSpans(transport: Transport, notFoundPaths: Reado
     send(envelope) {
       if (notFoundPaths.size === 0) return transport.send(envelope);
       const [header, items] = envelope;
-      const kept = (items as EnvelopeItem[])
-        .map((item) => withoutNotFoundSpans(item, notFoundPaths))
-        .filter((item) => item !== undefined);
-      if (kept.length === items.length && kept.every((item, index) => item === items[index])) {
-        return transport.send(envelope);
-      }
+      const filtered = (items as EnvelopeItem[]).map((item) => withoutNotFoundSpans(item, notFoundPaths));
+      if (filtered.every((item, index) => item === items[index])) return transport.send(envelope);
+      const kept = filtered.filter((item) => item !== undefined);
       return kept.length === 0 ? Promise.resolve({}) : transport.send([header, kept] as Envelope);
     },
   };

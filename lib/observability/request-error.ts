@@ -1,5 +1,5 @@
 import 'server-only';
-import { httpRequestToRequestData, withScope } from '@sentry/core';
+import { httpRequestToRequestData, stripUrlQueryAndFragment, withScope } from '@sentry/core';
 import type { Instrumentation } from 'next';
 import { env } from '@/lib/env';
 import { digestOf } from '@/lib/observability/digest';
@@ -30,13 +30,8 @@ export function reportRequestError(
     scope.setSDKProcessingMetadata({ normalizedRequest: requestDataOf(request) });
     // The SDK copies `path` into the event's `nextjs` context as it is; the query string, with
     // its secrets filtered, is in the request data above.
-    captureRequestError(error, { ...request, path: pathWithoutQuery(request.path) }, context);
+    captureRequestError(error, { ...request, path: stripUrlQueryAndFragment(request.path) }, context);
   });
-}
-
-function pathWithoutQuery(path: string): string {
-  const queryAt = path.indexOf('?');
-  return queryAt === -1 ? path : path.slice(0, queryAt);
 }
 
 /**
