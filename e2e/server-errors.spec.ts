@@ -46,7 +46,10 @@ test('the failing API route answers 500 and its event names GET /api/sentry-exam
   expect(event.request).toMatchObject({ url: `${APP_URL}/api/sentry-example-api?probe=url`, method: 'GET' });
 });
 
-test("a server error's event holds no client address, cookie or secret of the request", async ({ request, sink }) => {
+test("a server error's event and its request's transaction hold no client address, cookie or secret of the request", async ({
+  request,
+  sink,
+}) => {
   const response = await request.get('/api/sentry-example-api?probe=privacy&token=QUERYSECRET', {
     headers: {
       cookie: 'session=COOKIESECRET',
@@ -67,9 +70,17 @@ test("a server error's event holds no client address, cookie or secret of the re
   for (const name of ['cookie', 'x-forwarded-for', 'x-real-ip']) expect(headers).not.toContain(name);
   expect(event.contexts?.nextjs).toMatchObject({ request_path: '/api/sentry-example-api' });
   expect(event.request?.headers?.referer).toBe('http://127.0.0.1/reset?token=[Filtered]');
-  expect(JSON.stringify(event)).not.toMatch(
-    /QUERYSECRET|COOKIESECRET|HEADERSECRET|REFERERSECRET|198\.51\.100\.9|127\.0\.0\.1"/,
+  const secrets = /QUERYSECRET|COOKIESECRET|HEADERSECRET|REFERERSECRET|198\.51\.100\.9|127\.0\.0\.1"/;
+  expect(JSON.stringify(event)).not.toMatch(secrets);
+
+  // Every request of this build is traced: its transaction, built from Next's spans, names the URL.
+  const transaction = await sink.waitForItem('transaction', (candidate) =>
+    String(candidate.contexts?.trace?.data?.['http.target'] ?? '').includes('probe=privacy'),
   );
+  expect(transaction.contexts?.trace?.data?.['http.target']).toBe(
+    '/api/sentry-example-api?probe=privacy&token=[Filtered]',
+  );
+  expect(JSON.stringify(transaction)).not.toMatch(secrets);
 });
 
 // The SDK's transport keeps its connections by default (`keepAlive`): without it, every error and

@@ -55,7 +55,7 @@ beforeEach(() => {
 });
 
 /** A request's spans as Next opens them, sent through the processor under test. */
-async function traceRequest(name: string, status: number) {
+async function traceRequest(name: string, status: number, { target = '', fetchUrl = '' } = {}) {
   const tracer = new BasicTracerProvider({
     spanProcessors: [new LocalTraces(sendAsTransactions(client, 1))],
   }).getTracer('next.js');
@@ -70,11 +70,19 @@ async function traceRequest(name: string, status: number) {
       // As Next opens a request's root span: in the context its propagator extracts.
       const caller = scopeTracePropagator(client, 0.1).extract(context.active(), {}, defaultTextMapGetter);
       context.with(caller, () =>
-        tracer.startActiveSpan(name, { attributes: { 'next.route': name.split(' ')[1] ?? '' } }, (root) => {
-          tracer.startSpan(`render route (app) ${name.split(' ')[1]}`).end();
-          root.setAttribute('http.status_code', status);
-          root.end();
-        }),
+        tracer.startActiveSpan(
+          name,
+          { attributes: { 'next.route': name.split(' ')[1] ?? '', 'http.target': target } },
+          (root) => {
+            tracer.startSpan(`render route (app) ${name.split(' ')[1]}`).end();
+            if (fetchUrl !== '') {
+              const fetchName = `fetch GET ${fetchUrl}`;
+              tracer.startSpan(fetchName, { attributes: { 'http.url': fetchUrl, 'next.span_name': fetchName } }).end();
+            }
+            root.setAttribute('http.status_code', status);
+            root.end();
+          },
+        ),
       );
     }),
   );
@@ -113,6 +121,24 @@ describe('sendAsTransactions', () => {
       public_key: 'caller',
       sampled: 'true',
     });
+  });
+
+  it("filters the secrets in the request's and its fetches' URLs, as the SDK filters its own spans'", async () => {
+    await traceRequest('GET /status', 200, {
+      target: '/status?token=QUERYSECRET&page=2',
+      fetchUrl: 'http://127.0.0.1:9/items?api_key=FETCHSECRET&q=shoes',
+    });
+    const [transaction] = transactions();
+    expect(transaction?.contexts?.trace?.data?.['http.target']).toBe('/status?token=[Filtered]&page=2');
+    const fetchSpan = transaction?.spans?.find((span) => span.description?.startsWith('fetch'));
+    expect(fetchSpan).toMatchObject({
+      description: 'fetch GET http://127.0.0.1:9/items?api_key=[Filtered]&q=shoes',
+      data: {
+        'http.url': 'http://127.0.0.1:9/items?api_key=[Filtered]&q=shoes',
+        'next.span_name': 'fetch GET http://127.0.0.1:9/items?api_key=[Filtered]&q=shoes',
+      },
+    });
+    expect(JSON.stringify(envelopes)).not.toMatch(/QUERYSECRET|FETCHSECRET/);
   });
 
   it('drops a not-found page, through the same beforeSendTransaction as the browser', async () => {

@@ -17,6 +17,7 @@ import {
 import type { LocalTrace } from '@/lib/observability/local-traces';
 import { randomUuidHex } from '@/lib/observability/random-ids';
 import { samplingContextOf } from '@/lib/observability/span-propagation';
+import { withFilteredSpanUrls } from '@/lib/observability/url-privacy';
 
 const NEXT_TRACER = 'next.js';
 type SpanKind = { op?: string; origin: SpanOrigin };
@@ -39,19 +40,20 @@ function statusOf(span: ReadableSpan): string {
   return getStatusMessage(code === undefined ? { code: span.status.code } : getSpanStatusFromHttpCode(code));
 }
 
-function spanJson(span: ReadableSpan): SpanJSON {
+function spanJson(span: ReadableSpan, client: Client): SpanJSON {
   const { traceId, spanId } = span.spanContext();
   const { op, origin } = KINDS[span.instrumentationScope.name] ?? OTHER_KIND;
+  const { name, attributes } = withFilteredSpanUrls(span.name, span.attributes, client);
   return {
     span_id: spanId,
     parent_span_id: span.parentSpanContext?.spanId,
     trace_id: traceId,
-    description: span.name,
+    description: name,
     op,
     start_timestamp: spanTimeInputToSeconds(span.startTime),
     timestamp: spanTimeInputToSeconds(span.endTime),
     status: statusOf(span),
-    data: { ...span.attributes, 'sentry.op': op, 'sentry.origin': origin },
+    data: { ...attributes, 'sentry.op': op, 'sentry.origin': origin },
     origin,
   };
 }
@@ -62,7 +64,7 @@ function spanJson(span: ReadableSpan): SpanJSON {
  * `http.server` transaction, named as Next names the request; any other root keeps its own kind.
  */
 function transactionOf(trace: LocalTrace, client: Client, sampleRate: number): TransactionEvent {
-  const root = spanJson(trace.root);
+  const root = spanJson(trace.root, client);
   const isRequest = trace.root.instrumentationScope.name === NEXT_TRACER;
   const op = isRequest ? 'http.server' : root.op;
   const origin: SpanOrigin = isRequest ? 'auto.http.otel.nextjs' : (root.origin ?? 'auto.otel');
@@ -72,7 +74,7 @@ function transactionOf(trace: LocalTrace, client: Client, sampleRate: number): T
     type: 'transaction',
     event_id: randomUuidHex(),
     platform: 'node',
-    transaction: trace.root.name,
+    transaction: root.description,
     transaction_info: { source: isRequest ? 'route' : 'custom' },
     start_timestamp: root.start_timestamp,
     timestamp: root.timestamp,
@@ -93,7 +95,7 @@ function transactionOf(trace: LocalTrace, client: Client, sampleRate: number): T
         },
       },
     },
-    spans: trace.spans.map(spanJson),
+    spans: trace.spans.map((span) => spanJson(span, client)),
     environment: options.environment,
     release: options.release,
     sdkProcessingMetadata: {
@@ -104,7 +106,7 @@ function transactionOf(trace: LocalTrace, client: Client, sampleRate: number): T
         true,
         sampleRate,
         {
-          transaction: trace.root.name,
+          transaction: root.description,
         },
       ),
     },
