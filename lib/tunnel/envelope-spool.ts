@@ -6,8 +6,9 @@ import { parseEnvelope } from '@sentry/core';
 
 export type DeliveryResult =
   | { outcome: 'delivered' }
-  | { outcome: 'retry'; retryAfterMs?: number }
-  | { outcome: 'rejected' };
+  | { outcome: 'retry' }
+  | { outcome: 'rejected' }
+  | { outcome: 'rateLimited' };
 
 export type SpoolOptions = {
   dir: string;
@@ -34,10 +35,11 @@ export type SpoolStats = {
   droppedTooOld: number;
   droppedCorrupt: number;
   rejected: number;
+  rateLimited: number;
 };
 
 type Entry = { name: string; size: number; createdAt: number; failedReads: number };
-type Outcome = 'delivered' | 'droppedTooOld' | 'droppedCorrupt' | 'rejected';
+type Outcome = 'delivered' | 'droppedTooOld' | 'droppedCorrupt' | 'rejected' | 'rateLimited';
 
 const SUFFIX = '.envelope';
 // An envelope being delivered by one process: taken by renaming, which only one process can do.
@@ -46,8 +48,9 @@ const CLAIMED = '.claimed';
 // a passing failure (out of file handles, an I/O error), and it holds up the envelopes behind it.
 const MAX_FAILED_READS = 5;
 // One round trip per envelope could fall behind the envelopes still arriving after an outage: a
-// backlog this long drains DRAIN_WINDOW at a time, each sent once all before it were. A short one
-// goes one by one, so ingest sees it in exactly the order it came.
+// backlog this long drains DRAIN_WINDOW at a time, offered in order, a window once the one before
+// it is settled (ingest may see a window's envelopes in any order). A short one goes one by one,
+// so ingest sees it in exactly the order it came.
 const PARALLEL_DRAIN_FROM = 16;
 const DRAIN_WINDOW = 8;
 const ARRIVAL_RETRY_MS = 1_000;
@@ -79,7 +82,13 @@ export class EnvelopeSpool {
   /** The files this process has claimed and not yet settled. */
   readonly #claimed = new Set<string>();
   readonly #ready: Promise<void>;
-  readonly #counts: Record<Outcome, number> = { delivered: 0, droppedTooOld: 0, droppedCorrupt: 0, rejected: 0 };
+  readonly #counts: Record<Outcome, number> = {
+    delivered: 0,
+    droppedTooOld: 0,
+    droppedCorrupt: 0,
+    rejected: 0,
+    rateLimited: 0,
+  };
 
   constructor(options: SpoolOptions) {
     this.#options = {
@@ -292,13 +301,12 @@ export class EnvelopeSpool {
           return body === undefined ? undefined : this.#offer(entry, body);
         }),
       );
-      const retry = results.find((result) => result?.outcome === 'retry');
-      if (retry === undefined) {
+      if (!results.some((result) => result?.outcome === 'retry')) {
         backoffMs = this.#options.minBackoffMs;
         continue;
       }
       // Full jitter keeps many instances from retrying in step when ingest comes back.
-      await this.#sleep(retry.retryAfterMs ?? backoffMs * (0.5 + Math.random() / 2));
+      await this.#sleep(backoffMs * (0.5 + Math.random() / 2));
       backoffMs = Math.min(backoffMs * 2, this.#options.maxBackoffMs);
     }
   }

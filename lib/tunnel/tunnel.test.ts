@@ -12,7 +12,9 @@ type Received = { url: string; headers: IncomingHttpHeaders; body: string; statu
 // A real ingest stand-in on loopback, so forwarding goes over HTTP as in production.
 let upstream: Server;
 let received: Received[];
-let answer: { status: number; headers?: Record<string, string> };
+type Answer = { status: number; headers?: Record<string, string> };
+/** Ingest's answer: the same to every envelope, or one for each body. */
+let answer: Answer | ((body: string) => Answer);
 let options: TunnelOptions;
 let ownDsn: string;
 
@@ -21,13 +23,10 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      received.push({
-        url: request.url ?? '',
-        headers: request.headers,
-        body: Buffer.concat(chunks).toString(),
-        status: answer.status,
-      });
-      response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+      const body = Buffer.concat(chunks).toString();
+      const { status, headers } = typeof answer === 'function' ? answer(body) : answer;
+      received.push({ url: request.url ?? '', headers: request.headers, body, status });
+      response.writeHead(status, { 'content-type': 'application/json', ...headers });
       response.end('{"id":"abc"}');
     });
   });
@@ -288,6 +287,21 @@ describe('the tunnel', () => {
       expect(accepted.map((request) => JSON.parse(request.body.split('\n')[2] ?? '{}').message)).toEqual([
         'one',
         'two',
+      ]);
+    });
+
+    it('drops a kept envelope ingest refuses as over quota (429), and delivers the errors behind it without waiting the hour it asks', async () => {
+      answer = { status: 503 };
+      for (const message of ['a transaction over quota', 'an error']) {
+        expect((await forwardEnvelope(post(envelopeFor(ownDsn, message)), { ...options, spool })).status).toBe(200);
+      }
+      answer = (body) =>
+        body.includes('over quota')
+          ? { status: 429, headers: { 'retry-after': '3600', 'x-sentry-rate-limits': '3600:transaction:organization' } }
+          : { status: 200 };
+      await vi.waitFor(() => expect(spool.stats).toMatchObject({ rateLimited: 1, delivered: 1, pending: 0 }));
+      expect(received.filter((request) => request.status === 200).map((request) => request.body)).toEqual([
+        envelopeFor(ownDsn, 'an error'),
       ]);
     });
 

@@ -101,12 +101,11 @@ export async function deliverToIngest(ownDsn: string, body: Uint8Array, timeoutM
     return { outcome: 'retry' };
   }
   const { status } = answer;
+  // Over the project's quota: dropped, as the SDK drops what ingest refuses with 429. Kept for the
+  // time `Retry-After` asks (an hour, for a spent quota), it would hold every envelope behind it,
+  // errors too when only transactions are limited, and the browser would be told 200 meanwhile.
   if (status === 429) {
-    const retryAfterSeconds = Number(headerOf(answer, 'retry-after'));
-    return {
-      outcome: 'retry',
-      retryAfterMs: Number.isFinite(retryAfterSeconds) ? retryAfterSeconds * 1_000 : undefined,
-    };
+    return { outcome: 'rateLimited' };
   }
   if (status >= 500) {
     return { outcome: 'retry' };
