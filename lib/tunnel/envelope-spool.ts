@@ -81,6 +81,11 @@ export class EnvelopeSpool {
   readonly #names = new Set<string>();
   /** The files this process has claimed and not yet settled. */
   readonly #claimed = new Set<string>();
+  /**
+   * Envelopes settled here whose file could not be removed (a folder gone read-only): never queued
+   * again, which would send them again at every look at the folder, and removed once they can be.
+   */
+  readonly #settledButKept = new Set<string>();
   readonly #ready: Promise<void>;
   readonly #counts: Record<Outcome, number> = {
     delivered: 0,
@@ -256,6 +261,13 @@ export class EnvelopeSpool {
     }
     for (const name of await readdir(this.#options.dir)) {
       if (!name.endsWith(SUFFIX) || this.#names.has(name)) continue;
+      if (this.#settledButKept.has(name)) {
+        await rm(this.#path(name), { force: true }).then(
+          () => this.#settledButKept.delete(name),
+          () => undefined,
+        );
+        continue;
+      }
       let size: number;
       try {
         ({ size } = await stat(this.#path(name)));
@@ -406,10 +418,14 @@ export class EnvelopeSpool {
   }
 
   async #remove(entry: Entry, outcome: Outcome): Promise<void> {
-    // Gone from the queue whether or not the file could be removed: a file left behind (a
-    // read-only folder) is at worst delivered once more after a restart, which ingest dedupes.
+    // Gone from the queue whether or not the file could be removed. A file left behind (a
+    // read-only folder) is sent again only by a process that did not settle it (after a restart,
+    // or another instance sharing the folder), which ingest dedupes by event id.
     const path = this.#claimed.delete(entry.name) ? this.#claimedPath(entry.name) : this.#path(entry.name);
-    await rm(path, { force: true }).catch((error: unknown) => this.#noteWriteProblem(error));
+    await rm(path, { force: true }).catch((error: unknown) => {
+      this.#settledButKept.add(entry.name);
+      this.#noteWriteProblem(error);
+    });
     this.#forget(entry);
     this.#counts[outcome] += 1;
   }
