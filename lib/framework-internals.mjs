@@ -375,6 +375,52 @@ export function errorOnlyIntegrations(defaults) {
   return defaults.filter((integration) => wanted.has(integration.name));
 }
 
+// --- Sentry's async context strategy (@sentry/core 11.1.0, `asyncContext/types.d.ts`) -------------
+// How the SDK finds the current scopes. `setAsyncContextStrategy` is marked "Private API with no
+// semver guarantees", and every member past the first six is optional: the SDK falls back to its
+// own behaviour for one a strategy lacks, without a word. The server's strategy keeps the scopes in
+// server.mjs's request context (lib/observability/request-scopes.ts).
+
+/** Every member of `AsyncContextStrategy` as read; lib/framework-internals.test.ts reads the type again. */
+export const SENTRY_ASYNC_CONTEXT_MEMBERS = [
+  'withIsolationScope',
+  'withScope',
+  'withSetScope',
+  'withSetIsolationScope',
+  'getCurrentScope',
+  'getIsolationScope',
+  'getActiveSpan',
+  'withActiveSpan',
+  'suppressTracing',
+  'isTracingSuppressed',
+  'getTraceData',
+  'continueTrace',
+  'startNewTrace',
+  'getTracingChannelBinding',
+];
+
+/**
+ * Puts `strategy` in place of the SDK's strategy `current`. Throws when `current` has a member
+ * this list does not know (an upgrade added one), or one that `strategy` lacks: the SDK would fall
+ * back for it, silently, where its own strategy did something.
+ * @template {object} S
+ * @param {(strategy: S) => void} setStrategy `@sentry/core`'s `setAsyncContextStrategy`
+ * @param {object} current the strategy `Sentry.init` set (`getAsyncContextStrategy`)
+ * @param {S} strategy
+ */
+export function replaceAsyncContextStrategy(setStrategy, current, strategy) {
+  const known = new Set(SENTRY_ASYNC_CONTEXT_MEMBERS);
+  const unknown = Object.keys(current).filter((member) => !known.has(member));
+  if (unknown.length > 0) {
+    throw new FrameworkShapeError(`Sentry's async context strategy has members this app does not know: ${unknown}`);
+  }
+  const lacking = Object.keys(current).filter((member) => !(member in strategy));
+  if (lacking.length > 0) {
+    throw new FrameworkShapeError(`The request scopes' async context strategy lacks ${lacking}, which Sentry's has`);
+  }
+  setStrategy(strategy);
+}
+
 // --- OpenTelemetry's require hook (@opentelemetry/instrumentation 0.223.0, ------------------------
 // `platform/node/instrumentation.js` and `RequireInTheMiddleSingleton.js`)
 // Constructing any Node instrumentation of the package, one that listens on diagnostics channels

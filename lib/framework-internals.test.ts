@@ -29,7 +29,9 @@ import {
   readEsmEntry,
   registerDiagnosticsChannelInjection,
   reloadingActionHeaders,
+  replaceAsyncContextStrategy,
   requestIsolationIntegration,
+  SENTRY_ASYNC_CONTEXT_MEMBERS,
   SENTRY_TRACING_SWITCH,
   SERVER_UTILS_MODULE,
   STANDALONE_CONFIG_VARIABLE,
@@ -172,6 +174,29 @@ describe("Sentry's default server integrations", () => {
   it('refuse to start when one they always hold is gone', () => {
     const withoutContext = getDefaultIntegrations({}).filter((integration) => integration.name !== 'ContextLines');
     expect(() => errorOnlyIntegrations(withoutContext)).toThrow(/lack ContextLines/);
+  });
+});
+
+describe("Sentry's async context strategy (@sentry/core, asyncContext/types.d.ts)", () => {
+  it('has the members this app knows, no more and no fewer', () => {
+    const declaration = packageSource('@sentry/core', 'build/types/asyncContext/types.d.ts');
+    const body = /export interface AsyncContextStrategy \{([\s\S]*?)\n\}/.exec(declaration)?.[1] ?? '';
+    const members = [...body.matchAll(/^ {4}(\w+)\??:/gm)].map(([, member]) => member);
+    expect(members).toEqual(SENTRY_ASYNC_CONTEXT_MEMBERS);
+  });
+
+  it("is replaced only by a strategy that handles every member the SDK's has, and refuses to start otherwise", () => {
+    const set = vi.fn();
+    const sdks = { getCurrentScope: () => 1, getTracingChannelBinding: () => 2 };
+    replaceAsyncContextStrategy(set, sdks, { getCurrentScope: () => 3, getTracingChannelBinding: () => 4 });
+    expect(set).toHaveBeenCalledTimes(1);
+    expect(() => replaceAsyncContextStrategy(set, sdks, { getCurrentScope: () => 3 })).toThrow(
+      /lacks getTracingChannelBinding/,
+    );
+    expect(() =>
+      replaceAsyncContextStrategy(set, { ...sdks, getSomethingNew: () => 5 }, { ...sdks, getSomethingNew: () => 5 }),
+    ).toThrow(FrameworkShapeError);
+    expect(set).toHaveBeenCalledTimes(1);
   });
 });
 
@@ -326,7 +351,7 @@ describe("@sentry/nextjs's exports map", () => {
 describe('the rest of the code', () => {
   // Private shapes, and process-wide globals, outside the two modules that may hold them.
   const PRIVATE =
-    /next\/dist\/|Symbol\.for\(|__NEXT_PRIVATE|__prerender_bypass|x-action-redirect|next\.span_type|x-nextjs-|x-client-socket/;
+    /next\/dist\/|Symbol\.for\(|__NEXT_PRIVATE|__prerender_bypass|x-action-redirect|next\.span_type|x-nextjs-|x-client-socket|setAsyncContextStrategy\(/;
   const ALLOWED = new Set(['lib/framework-internals.mjs', 'lib/server/seam.mjs']);
 
   it("reaches Next's and Sentry's internals only through lib/framework-internals.mjs and lib/server/seam.mjs", () => {

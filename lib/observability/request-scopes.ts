@@ -2,13 +2,17 @@ import 'server-only';
 import { context } from '@opentelemetry/api';
 import { isTracingSuppressed, suppressTracing } from '@opentelemetry/core';
 import {
+  type AsyncContextStrategy,
+  getAsyncContextStrategy,
   getDefaultCurrentScope,
   getDefaultIsolationScope,
+  getMainCarrier,
   isContinuingTrace,
   type PropagationContext,
   type Scope,
   setAsyncContextStrategy,
 } from '@sentry/core';
+import { replaceAsyncContextStrategy } from '@/lib/framework-internals.mjs';
 import { randomSpanId, randomUuidHex } from '@/lib/observability/random-ids';
 import {
   currentScopes,
@@ -116,9 +120,10 @@ export function withRequestScopes<T>(work: () => T, trace?: PropagationContext):
  * fresh trace unless one is continued, and channel bindings get the store. Under `next dev`,
  * where no server.mjs opens a request context, every request reads the process's scopes, as it did
  * before. Call it after `Sentry.init`, which sets the SDK's (lib/server/app-server.ts does).
+ * Throws a FrameworkShapeError when the SDK's strategy has a member this one does not handle.
  */
 export function startRequestScopes(): void {
-  setAsyncContextStrategy({
+  const strategy: AsyncContextStrategy = {
     getCurrentScope: () => scopesNow().scope,
     getIsolationScope: () => scopesNow().isolationScope,
     withScope: (callback) => {
@@ -145,5 +150,6 @@ export function startRequestScopes(): void {
     // What Sentry's channel-based integrations bind their channels to: the same store, so their
     // subscribers see the request's scopes.
     getTracingChannelBinding: () => ({ asyncLocalStorage: requestContextStorage() }),
-  });
+  };
+  replaceAsyncContextStrategy(setAsyncContextStrategy, getAsyncContextStrategy(getMainCarrier()), strategy);
 }
