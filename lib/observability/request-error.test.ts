@@ -45,6 +45,10 @@ describe('reportRequestError', () => {
     };
     expect(requestDataOf(forwarded, false).url).toBe('http://app.example/api/x?page=2');
     expect(requestDataOf(forwarded, true).url).toBe('http://evil.example/api/x?page=2');
+    // The SDK's capture puts the headers it is given in the event's request data, in place of ours.
+    const capture = vi.fn();
+    reportRequestError(capture, new Error('boom'), forwarded, context);
+    expect(capture.mock.calls[0]?.[1].headers).toEqual({ host: 'app.example' });
   });
 
   it('reports a frozen error, which cannot take a digest, rather than lose it', () => {

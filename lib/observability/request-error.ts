@@ -26,24 +26,34 @@ export function reportRequestError(
     // A frozen error, or one whose `digest` is read-only, is reported without one rather than lost.
     Reflect.set(error, 'digest', String(random));
   }
+  const headers = trustedHeadersOf(request);
   withScope((scope) => {
     scope.setSDKProcessingMetadata({ normalizedRequest: requestDataOf(request) });
     // The SDK copies `path` into the event's `nextjs` context as it is; the query string, with
-    // its secrets filtered, is in the request data above.
-    captureRequestError(error, { ...request, path: stripUrlQueryAndFragment(request.path) }, context);
+    // its secrets filtered, is in the request data above. It also puts the headers it is given in
+    // that data, in place of the ones above: the same ones, then.
+    captureRequestError(error, { ...request, headers, path: stripUrlQueryAndFragment(request.path) }, context);
   });
 }
 
 /**
+ * The request's headers as its events may hold them: its X-Forwarded-Host and -Proto only behind a
+ * proxy that writes them (TRUST_PROXY), or any client could name the host its error events show.
+ */
+function trustedHeadersOf(request: RequestErrorArgs[1], trustProxy = env.TRUST_PROXY === true) {
+  if (trustProxy) return request.headers;
+  const { 'x-forwarded-host': _host, 'x-forwarded-proto': _proto, ...ownHeaders } = request.headers;
+  return ownHeaders;
+}
+
+/**
  * A failing request as the SDK's events hold it: method, URL, query string, headers. The host and
- * scheme are the ones the client asked for; its X-Forwarded-* are read only behind a proxy that
- * writes them (TRUST_PROXY), or any client could name the host its error events show.
+ * scheme are the ones the client asked for, or a trusted proxy's (trustedHeadersOf).
  */
 export function requestDataOf(request: RequestErrorArgs[1], trustProxy = env.TRUST_PROXY === true) {
-  const { 'x-forwarded-host': _host, 'x-forwarded-proto': _proto, ...ownHeaders } = request.headers;
   return httpRequestToRequestData({
     method: request.method,
     url: request.path,
-    headers: trustProxy ? request.headers : ownHeaders,
+    headers: trustedHeadersOf(request, trustProxy),
   });
 }
