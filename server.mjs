@@ -4,8 +4,8 @@
 // requests in flight finish (closing what is still open after DRAIN_TIMEOUT_MS), flushes pending
 // Sentry events and stops the tunnel's spool, then exits 0 (1 only when events could not be
 // flushed), all within SHUTDOWN_TIMEOUT_MS after the delay. (`next start` exits 143 without flushing.)
-// Plain JavaScript because it runs before anything is compiled (type-checked all the same); PORT and
-// HOSTNAME are read here as `next start` reads them, and the drain delay beside. It talks to the app
+// Plain JavaScript because it runs before anything is compiled (type-checked all the same); PORT,
+// HOSTNAME, the drain delay and the build's folder come from lib/server/server-env.mjs. It talks to the app
 // only through lib/server/seam.mjs, and knows Next's internals only through lib/framework-internals.mjs.
 import { existsSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -22,6 +22,7 @@ import {
   staticFileRefusal,
 } from './lib/framework-internals.mjs';
 import { appServer, markDraining, runWithClientAddress } from './lib/server/seam.mjs';
+import { readServerEnv } from './lib/server/server-env.mjs';
 
 /** @typedef {import('./lib/server/seam.mjs').AppServer} AppServer */
 
@@ -29,27 +30,24 @@ import { appServer, markDraining, runWithClientAddress } from './lib/server/seam
 // them, but before the variables below are (`npm start` has read the project's already: no-op).
 nextEnv.loadEnvConfig(process.cwd(), false);
 
-// Blank is unset, as for every variable lib/env.ts reads.
-const portText = process.env.PORT?.trim() || '3000';
-const port = Number(portText);
-const hostname = process.env.HOSTNAME?.trim() || '0.0.0.0';
-if (!/^\d+$/.test(portText) || port > 65_535) {
-  console.error('PORT: must be a whole number from 0 to 65535');
+/** @type {ReturnType<typeof readServerEnv>} */
+let serverEnv;
+try {
+  serverEnv = readServerEnv(process.env);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 }
+// After SIGTERM, the server goes on serving for drainDelayMs while /api/ready answers 503, so a
+// load balancer that polls readiness stops routing here before the listener closes (0: at once).
+const { port, hostname, drainDelayMs, distDir } = serverEnv;
 // After SIGTERM and the drain delay: up to DRAIN_TIMEOUT_MS for requests in flight, then up to
 // FLUSH_TIMEOUT_MS to send pending events; SHUTDOWN_TIMEOUT_MS bounds both, whatever happens.
 const DRAIN_TIMEOUT_MS = 5_000;
 const FLUSH_TIMEOUT_MS = 2_000;
 const SHUTDOWN_TIMEOUT_MS = 10_000;
-
-// How long after SIGTERM the server goes on serving while /api/ready answers 503, so a load
-// balancer that polls readiness stops routing here before the listener closes. 0: close at once.
-const drainDelayMs = Number(process.env.SHUTDOWN_DRAIN_DELAY_MS || 0);
-if (!Number.isInteger(drainDelayMs) || drainDelayMs < 0 || drainDelayMs > 60_000) {
-  console.error('SHUTDOWN_DRAIN_DELAY_MS: must be a whole number of milliseconds from 0 to 60000');
-  process.exit(1);
-}
+// How long the warm-up request at start-up may take before the server gives up, rather than hang.
+const WARM_UP_TIMEOUT_MS = 30_000;
 
 /**
  * @param {string} message
@@ -62,7 +60,6 @@ function refuseToStart(message) {
 
 // The config as the build resolved it, the way Next's own standalone server starts. Otherwise Next
 // evaluates next.config.ts again at start-up, and with it the build tooling it imports.
-const distDir = process.env.NEXT_DIST_DIR || '.next';
 const buildConfigPath = join(distDir, BUILD_CONFIG_FILE);
 if (!existsSync(buildConfigPath)) {
   refuseToStart(`No production build in ${distDir}: run \`npm run build\` first.`);
@@ -86,12 +83,14 @@ const handle = nextApp.getRequestHandler();
  */
 function getOverLoopback(loopbackPort, path) {
   return new Promise((resolve, reject) => {
-    get({ host: '127.0.0.1', port: loopbackPort, path }, (answer) => {
+    const request = get({ host: '127.0.0.1', port: loopbackPort, path, timeout: WARM_UP_TIMEOUT_MS }, (answer) => {
       answer.resume();
       answer.on('end', () =>
         resolve({ status: answer.statusCode, hasOurHeaders: answer.headers['x-content-type-options'] === 'nosniff' }),
       );
-    }).on('error', reject);
+    });
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${WARM_UP_TIMEOUT_MS} ms`)));
+    request.on('error', reject);
   });
 }
 
@@ -114,6 +113,8 @@ async function warmUp() {
     const { status, hasOurHeaders } = await getOverLoopback(
       typeof address === 'object' ? (address?.port ?? 0) : 0,
       '/api/health',
+    ).catch((/** @type {Error} */ error) =>
+      refuseToStart(`Next did not answer /api/health at start-up (${error.message}); not serving.`),
     );
     if (status !== 200 || !hasOurHeaders) {
       refuseToStart(`Next did not serve this build's config (/api/health answered ${status} without our headers).`);

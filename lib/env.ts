@@ -4,6 +4,7 @@
 import * as z from 'zod/mini';
 // Relative, not `@/`: next.config.ts imports this module, and its loader knows no path aliases.
 import { publicVariables } from './public-env';
+import { DIST_DIR_PATTERN } from './server/server-env.mjs';
 import { DEFAULT_TUNNEL_PATH } from './tunnel/tunnel-path';
 
 // The one module that reads the server's environment. next.config.ts imports it, so a bad value
@@ -108,7 +109,7 @@ const schema = z.object({
   ),
   NEXT_DIST_DIR: z.pipe(
     optionalString,
-    z._default(matching(/^\.next[A-Za-z0-9._-]*$/, 'must be a folder name starting with ".next"'), '.next'),
+    z._default(matching(DIST_DIR_PATTERN, 'must be a folder name starting with ".next"'), '.next'),
   ),
   SENTRY_AUTH_TOKEN: optionalString,
   SENTRY_ORG: optionalString,
