@@ -286,6 +286,12 @@ describe('EnvelopeSpool', () => {
     });
   });
 
+  it('says it is closed, not full, when asked to keep an envelope after it stopped', async () => {
+    const spool = makeSpool(makeIngest().deliver);
+    await spool.close();
+    expect(await spool.enqueue(envelope('after shutdown'))).toBe('closed');
+  });
+
   it('refuses what does not fit in its size bound, and frees the space once delivered', async () => {
     const ingest = makeIngest();
     const one = envelope('x'.repeat(400));

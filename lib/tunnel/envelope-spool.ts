@@ -133,19 +133,19 @@ export class EnvelopeSpool {
 
   /**
    * Keeps an envelope for later delivery: 'full' when it does not fit in the size bound,
-   * 'unwritable' when the folder cannot be written (read-only, no space, quota, removed). Either
-   * way the envelope was not kept, and the caller must say so.
+   * 'unwritable' when the folder cannot be written (read-only, no space, quota, removed), 'closed'
+   * once the spool has stopped (the server is shutting down). Either way the envelope was not
+   * kept, and the caller must say so.
    */
-  async enqueue(body: Uint8Array): Promise<'queued' | 'full' | 'unwritable'> {
+  async enqueue(body: Uint8Array): Promise<'queued' | 'full' | 'unwritable' | 'closed'> {
     try {
       await this.#ready;
     } catch (error) {
       this.#noteWriteProblem(error);
       return 'unwritable';
     }
-    if (this.#closed || this.#bytes + body.byteLength > this.#options.maxBytes) {
-      return 'full';
-    }
+    if (this.#closed) return 'closed';
+    if (this.#bytes + body.byteLength > this.#options.maxBytes) return 'full';
     const createdAt = this.#options.now();
     // Time first, so names sort in arrival order across restarts too.
     const name = `${String(createdAt).padStart(15, '0')}-${String(this.#sequence++).padStart(9, '0')}-${randomBytes(4).toString('hex')}${SUFFIX}`;

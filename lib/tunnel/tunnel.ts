@@ -116,7 +116,11 @@ export async function deliverToIngest(ownDsn: string, body: Uint8Array, timeoutM
 async function spoolOrRefuse(spool: EnvelopeSpool, body: Uint8Array): Promise<Response> {
   const kept = await spool.enqueue(body);
   if (kept !== 'queued') {
-    const reason = kept === 'full' ? 'the spool is full' : 'the spool cannot be written';
+    const reason = {
+      full: 'the spool is full',
+      unwritable: 'the spool cannot be written',
+      closed: 'the server is shutting down',
+    }[kept];
     return textResponse(503, `Sentry is unreachable and ${reason}`, {
       'retry-after': String(SPOOL_FULL_RETRY_AFTER_SECONDS),
     });
