@@ -284,7 +284,7 @@ export function readEsmEntry(packageJson, packageName) {
 // `getErrorIntegrations`, and every database, queue, cache and AI integration from its
 // `getTracingIntegrations` when spans are on (`getAutoPerformanceIntegrations`, a public export
 // this app never calls, returns the same). Both are decided at run time, so the bundler keeps all
-// of them: some 200 KB of the server's SDK chunk, evaluated at start-up (docs/performance.md), of
+// of them: a large part of the server's SDK chunk, evaluated at start-up (docs/performance.md), of
 // which the error-only set keeps nothing. The server reports errors only through Sentry (its spans
 // are OpenTelemetry's, lib/observability/server-tracing.ts), so next.config.ts resolves
 // @sentry/server-utils to lib/observability/error-only-server-utils.mjs, which is the package
@@ -427,7 +427,7 @@ export function replaceAsyncContextStrategy(setStrategy, current, strategy) {
 // included, creates its one require-in-the-middle hook, which replaces `Module.prototype.require`
 // and `process.getBuiltinModule` for the life of the process. The hook resolves the file of every
 // later `require`, a cached one included, and Next requires its manifests and the page's module on
-// every request, six times for a page (counted: docs/performance.md). The server patches the
+// every request, several times for a page (counted: docs/performance.md). The server patches the
 // packages it traces itself, at start-up (lib/observability/package-instrumentation.ts, which
 // refuses an instrumentation that would wait for the hook), so it takes the hook out again.
 

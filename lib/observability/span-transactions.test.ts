@@ -141,8 +141,10 @@ describe('sendAsTransactions', () => {
     expect(JSON.stringify(envelopes)).not.toMatch(/QUERYSECRET|FETCHSECRET/);
   });
 
-  it('drops a not-found page, through the same beforeSendTransaction as the browser', async () => {
-    await traceRequest('GET /_not-found', 404);
-    expect(transactions()).toEqual([]);
+  it('drops a not-found page, by its name or by its 404, through the same beforeSendTransaction as the browser', async () => {
+    await traceRequest('GET /_not-found', 200);
+    await traceRequest('GET /products/[id]', 404);
+    await traceRequest('GET /status', 200);
+    expect(transactions().map((transaction) => transaction.transaction)).toEqual(['GET /status']);
   });
 });
