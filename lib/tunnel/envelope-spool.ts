@@ -432,8 +432,10 @@ export class EnvelopeSpool {
 
   /** Out of this process's queue: settled here, or another process's to send. */
   #forget(entry: Entry): void {
-    if (!this.#entries.includes(entry)) return;
-    this.#entries = this.#entries.filter((candidate) => candidate !== entry);
+    // Settled envelopes are mostly the oldest: found at once, and removed without a copy of the rest.
+    const index = this.#entries.indexOf(entry);
+    if (index === -1) return;
+    this.#entries.splice(index, 1);
     this.#names.delete(entry.name);
     this.#bytes -= entry.size;
   }
