@@ -17,9 +17,13 @@ function payloadLengthOf({ length }: ItemHeader): number | undefined | null {
  * The envelope's header line and each item's header line, as raw text, and each item's header as
  * parsed, walking items as Relay does (a payload is `length` bytes when its header says so, else a
  * line). Undefined when an item header is not a JSON object or its `length` is not a byte count of
- * the body: such a body is refused.
+ * the body: such a body is refused. 'tooManyItems' past `maxItems` items, found without reading
+ * the rest: a megabyte of empty items would cost every reader after this one a parse each.
  */
-export function envelopeHeaders(body: Uint8Array): { lines: string[]; itemHeaders: ItemHeader[] } | undefined {
+export function envelopeHeaders(
+  body: Uint8Array,
+  maxItems: number,
+): { lines: string[]; itemHeaders: ItemHeader[] } | 'tooManyItems' | undefined {
   const lineFrom = (start: number): [string, number] => {
     const end = body.indexOf(NEWLINE, start);
     const stop = end === -1 ? body.length : end;
@@ -43,6 +47,7 @@ export function envelopeHeaders(body: Uint8Array): { lines: string[]; itemHeader
       return undefined;
     }
     if (!isItemHeader(parsed)) return undefined;
+    if (itemHeaders.length === maxItems) return 'tooManyItems';
     itemHeaders.push(parsed);
     const length = payloadLengthOf(parsed);
     // A negative or fractional length would walk backwards, or never end; one past the body's end

@@ -83,6 +83,15 @@ describe('the tunnel', () => {
     expect(received).toEqual([]);
   });
 
+  it('refuses an envelope of more than 1,000 items with 400, and forwards one of 1,000', async () => {
+    const withItems = (count: number) => `{"dsn":"${ownDsn}"}\n${'{"type":"event"}\n{}\n'.repeat(count)}`;
+    const refused = await forwardEnvelope(post(withItems(1_001)), { ...options, maxBodyBytes: 100_000 });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toMatch(/more than 1000 items/);
+    expect(received).toEqual([]);
+    expect((await forwardEnvelope(post(withItems(1_000)), { ...options, maxBodyBytes: 100_000 })).status).toBe(200);
+  });
+
   it('answers 408 and asks to close the connection when the body stalls past its deadline', async () => {
     async function* stalled() {
       yield new TextEncoder().encode(`{"dsn":"${ownDsn}"}\n`);

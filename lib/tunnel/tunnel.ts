@@ -33,6 +33,8 @@ const PASSED_THROUGH_HEADERS = ['retry-after', 'x-sentry-rate-limits'];
 // What a browser SDK sends: fetch sets text/plain for a string body, sendBeacon none at all.
 const ACCEPTED_CONTENT_TYPES = new Set(['', 'text/plain', 'application/x-sentry-envelope', 'application/octet-stream']);
 const SPOOL_FULL_RETRY_AFTER_SECONDS = 60;
+// Far more items than a browser SDK puts in one envelope (an event or a transaction, its attachments).
+const MAX_ENVELOPE_ITEMS = 1_000;
 
 /**
  * Why an envelope may not go to our project, or undefined when it may. Its header must name our
@@ -41,6 +43,15 @@ const SPOOL_FULL_RETRY_AFTER_SECONDS = 60;
 function refusalOf(body: Uint8Array, ownDsn: DsnComponents): { status: 400 | 403; reason: string } | undefined {
   if (body.byteLength === 0) {
     return { status: 400, reason: 'Empty body: expected a Sentry envelope' };
+  }
+  // What the check reads must be what every later reader reads: the items as Relay walks them.
+  // First, as it stops at the item past the cap, before the SDK's parser reads every payload.
+  const headers = envelopeHeaders(body, MAX_ENVELOPE_ITEMS);
+  if (headers === 'tooManyItems') {
+    return { status: 400, reason: `Envelope has more than ${MAX_ENVELOPE_ITEMS} items` };
+  }
+  if (headers === undefined) {
+    return { status: 400, reason: 'Malformed body: expected a Sentry envelope' };
   }
   let header: unknown;
   let items: [unknown, unknown][];
@@ -51,11 +62,6 @@ function refusalOf(body: Uint8Array, ownDsn: DsnComponents): { status: 400 | 403
   }
   if (typeof header !== 'object' || header === null || Array.isArray(header) || !('dsn' in header)) {
     return { status: 400, reason: 'Envelope header names no DSN' };
-  }
-  // What the check reads must be what every later reader reads: the items as Relay walks them.
-  const headers = envelopeHeaders(body);
-  if (headers === undefined) {
-    return { status: 400, reason: 'Malformed body: expected a Sentry envelope' };
   }
   if (headers.lines.some(hasDuplicateKeys)) {
     return { status: 400, reason: 'Envelope headers name a key twice' };
