@@ -81,6 +81,25 @@ describe('EnvelopeSpool', () => {
     await vi.waitFor(() => expect(ingest.accepted).toEqual(['kept']));
   });
 
+  it('finds by itself that its folder can be written again, with nothing to keep meanwhile', async () => {
+    const spool = makeSpool(makeIngest().deliver, { rescanIntervalMs: 20 });
+    spool.start();
+    await spool.ready();
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const logged = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    await rm(dir, { recursive: true });
+    await writeFile(dir, 'not a folder');
+    expect(await spool.enqueue(envelope('lost'))).toBe('unwritable');
+    // Still a file after several looks at it.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(spool.writeProblem).toMatch(/^E[A-Z]+$/);
+
+    await rm(dir);
+    await vi.waitFor(() => expect(spool.writeProblem).toBeUndefined());
+    expect(logged).toHaveBeenCalledWith(expect.stringContaining('can be written again'));
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('delivers everything in order once ingest is back', async () => {
     const ingest = makeIngest();
     const spool = makeSpool(ingest.deliver);
@@ -260,6 +279,8 @@ describe('EnvelopeSpool', () => {
       expect(spool.stats.pending).toBe(0);
       // Given time beyond the claim's age: on a busy machine the looks at the folder run late.
       await vi.waitFor(() => expect(ingest.accepted).toEqual(['claimed by a process that died']), { timeout: 5_000 });
+      // Ingest has the envelope before the spool removes its file: wait for the spool's count.
+      await vi.waitFor(() => expect(spool.stats.delivered).toBe(1));
       expect(await readdir(dir)).toEqual([]);
     });
 

@@ -163,10 +163,7 @@ export class EnvelopeSpool {
       this.#noteWriteProblem(error);
       return 'unwritable';
     }
-    if (this.#writeProblem !== undefined) {
-      console.log(`Tunnel spool: ${this.#options.dir} can be written again`);
-      this.#writeProblem = undefined;
-    }
+    this.#noteWritable();
     // A look at the folder may have queued it first, and counted it.
     if (!this.#queue({ name, size: body.byteLength, createdAt, failedReads: 0 })) this.#bytes -= body.byteLength;
     this.#startDraining();
@@ -184,6 +181,7 @@ export class EnvelopeSpool {
       (error: unknown) => this.#noteWriteProblem(error),
     );
     this.#rescanTimer = setInterval(() => {
+      void this.#recheckWritable();
       void this.#ready
         .then(() => this.#scan())
         .then(
@@ -406,6 +404,32 @@ export class EnvelopeSpool {
     await rename(this.#claimedPath(name), this.#path(name)).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.#noteWriteProblem(error);
     });
+  }
+
+  #noteWritable(): void {
+    if (this.#writeProblem === undefined) return;
+    console.log(`Tunnel spool: ${this.#options.dir} can be written again`);
+    this.#writeProblem = undefined;
+  }
+
+  /**
+   * After a write failed, whether the folder takes one again (a block, so a full disk does not pass
+   * for mended): while ingest is up nothing is kept, and /api/health would report the problem long
+   * after it is gone.
+   */
+  async #recheckWritable(): Promise<void> {
+    if (this.#writeProblem === undefined) return;
+    // `.tmp`: what a look at the folder removes, were this process to die before it does.
+    const probe = join(this.#options.dir, `write-check-${randomBytes(4).toString('hex')}.tmp`);
+    try {
+      await mkdir(this.#options.dir, { recursive: true });
+      await writeFile(probe, new Uint8Array(4_096), { flush: true });
+      await rm(probe);
+    } catch {
+      await rm(probe, { force: true }).catch(() => undefined);
+      return;
+    }
+    this.#noteWritable();
   }
 
   /** Logs the first failure of a run of them, not one line per request. */
