@@ -216,6 +216,27 @@ function handleWithNext(request, response) {
   void app.isolate(request.headers, () => handle(request, response));
 }
 
+/**
+ * Whether a request's target is one Next can route, made so where HTTP/1.1 asks: an absolute-form
+ * target (`GET http://host/path`, RFC 9112 3.2.2) is read as its path, on the host it names (Next
+ * answered it with a redirect to that host). False for anything else (`*`, `host:port`), which
+ * Next answers with 500 and a stack.
+ * @param {import('node:http').IncomingMessage} request
+ */
+function hasRoutableTarget(request) {
+  const target = request.url ?? '';
+  if (target.startsWith('/')) return true;
+  if (!/^https?:\/\//i.test(target)) return false;
+  try {
+    const url = new URL(target);
+    request.url = `${url.pathname}${url.search}`;
+    request.headers.host = url.host;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 let isShuttingDown = false;
 // A client gets 10 s for its request's headers and 30 s for the whole request (Node's defaults:
 // 60 s and 300 s, long enough for a few hundred slow clients to hold every connection). The tunnel
@@ -228,6 +249,15 @@ const server = createServer(
     runWithClientAddress(request.socket.remoteAddress ?? 'unknown', () => {
       if (isShuttingDown) {
         response.setHeader('connection', 'close');
+      }
+      if (!hasRoutableTarget(request)) {
+        // `OPTIONS *` asks what the server as a whole takes.
+        const answer =
+          request.url === '*' && request.method === 'OPTIONS'
+            ? new Response(null, { status: 204, headers: { allow: NEXT_METHODS.join(', ') } })
+            : app.refuse(400, 'Bad request target: expected a path');
+        void send(response, answer);
+        return;
       }
       if (request.url?.split('?')[0] === app.tunnelPath) {
         if (request.method !== 'POST') {

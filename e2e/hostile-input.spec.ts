@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
@@ -163,4 +164,35 @@ test("a static file's conditions that hold are answered as Next answers them, an
   // A fresh copy makes the range moot: Next answers 304 before it reads the range.
   const fresh = await request.get('/robots.txt', { headers: { range: 'bytes=999-1000', 'if-none-match': etag } });
   expect(fresh.status()).toBe(304);
+});
+
+/** One raw HTTP/1.1 request over a socket of its own: its status and headers, as the server wrote them. */
+function rawRequest(requestLine: string): Promise<string> {
+  const { hostname, port } = new URL(APP_URL);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname === 'localhost' ? '127.0.0.1' : hostname);
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (data: string) => {
+      answer += data;
+    });
+    socket.on('end', () => resolve(answer.split('\r\n\r\n')[0] ?? ''));
+    socket.on('error', reject);
+    socket.write(`${requestLine}\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+test('request targets that are not a path get 204 for OPTIONS *, 400 otherwise, and an absolute URL is served as its path', async () => {
+  const options = await rawRequest('OPTIONS * HTTP/1.1');
+  expect(options).toMatch(/^HTTP\/1\.1 204 /);
+  expect(options).toMatch(/^allow: GET, HEAD, OPTIONS, POST, PUT, DELETE, PATCH$/im);
+  const star = await rawRequest('GET * HTTP/1.1');
+  expect(star).toMatch(/^HTTP\/1\.1 400 /);
+  expect(star).toMatch(/^x-content-type-options: nosniff$/im);
+  // Node's own parser refuses these before any handler sees them.
+  for (const target of ['status', 'localhost:3100']) {
+    expect(await rawRequest(`GET ${target} HTTP/1.1`), target).toMatch(/^HTTP\/1\.1 400 /);
+  }
+  // HTTP/1.1 servers must take a URL as the target (RFC 9112 3.2.2): Next redirected to its host.
+  expect(await rawRequest('GET http://evil.example/status HTTP/1.1')).toMatch(/^HTTP\/1\.1 200 /);
 });
