@@ -9,6 +9,11 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { whenOrphaned } from './when-orphaned.mjs';
 
 const spotlightPort = process.env.SPOTLIGHT_PORT || '8969';
+// `next dev` moves to the next free port when its default one is taken, and http://localhost:3000
+// would then be someone else's server: the port is always named, so a taken one ends the command.
+const nextArgs = process.argv.slice(2);
+const namesPort = nextArgs.some((arg) => /^(?:-p|--port)(?:=|\d|$)/.test(arg));
+if (!namesPort) nextArgs.push('--port', process.env.PORT?.trim() || '3000');
 
 // On a port something else holds, Spotlight retries on a timer that keeps nothing alive, so the
 // whole command would end with exit code 0 and no app: checked first, on the address it listens on.
@@ -39,7 +44,7 @@ const child = spawn(
     spotlightPort,
     'next',
     'dev',
-    ...process.argv.slice(2),
+    ...nextArgs,
   ],
   {
     stdio: 'inherit',

@@ -25,4 +25,44 @@ describe('npm run dev (scripts/dev.mjs)', () => {
       holder.close();
     }
   }, 30_000);
+
+  // Next moves to the next free port only from its default one, 3000, with no PORT set.
+  it('exits 1 when the default port is taken, rather than move the app to another port', async () => {
+    const holder = createServer();
+    // Taken already (a developer's own server) serves as well.
+    holder.once('error', () => undefined);
+    holder.listen(3000);
+    const spotlight = createServer().listen(0);
+    await once(spotlight, 'listening');
+    const spotlightPort = (spotlight.address() as AddressInfo).port;
+    await new Promise((resolve) => spotlight.close(resolve));
+    const { PORT: _port, ...env } = process.env;
+    // Its own process group, so that whatever it started stops with it if it does not exit.
+    const dev = spawn(process.execPath, ['scripts/dev.mjs'], {
+      env: { ...env, SPOTLIGHT_PORT: String(spotlightPort), NEXT_DIST_DIR: '.next-dev-port' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    dev.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    dev.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const timeout = setTimeout(() => process.kill(-(dev.pid ?? 0), 'SIGKILL'), 60_000);
+    try {
+      const [code] = await once(dev, 'exit');
+      expect(output).not.toMatch(/using available port/);
+      expect(code, output).toBe(1);
+    } finally {
+      clearTimeout(timeout);
+      holder.close();
+      try {
+        process.kill(-(dev.pid ?? 0), 'SIGTERM');
+      } catch {
+        // every process of the group has ended
+      }
+    }
+  }, 90_000);
 });
