@@ -3,7 +3,12 @@
 // built into it, with no switch to turn that off. In this process every host name but loopback's
 // fails to resolve, so that report never leaves the machine. Not covered: a proxy on loopback
 // (`https_proxy`), which would resolve the name itself.
+// Its sidecar listens on every interface, with no switch either, and its source lookup
+// (`PUT /contextlines`) sends any file of this machine to whoever asks: here it listens on
+// 127.0.0.1 alone. The browser and the app's SDK reach it as `localhost`, which resolves there (or
+// to ::1 first, from which both go on to 127.0.0.1).
 import dns from 'node:dns';
+import net from 'node:net';
 import { checkHostLookups } from './host-lookup-hook.mjs';
 
 /** @param {string} hostname */
@@ -21,3 +26,14 @@ for (const name of ['resolve', 'resolve4', 'resolve6', 'resolveAny', 'resolveCna
   dns[name] = (hostname, ...rest) => process.nextTick(rest.at(-1), refusal(hostname));
   dns.promises[name] = (hostname) => Promise.reject(refusal(hostname));
 }
+
+const listen = net.Server.prototype.listen;
+/** @type {typeof listen} */
+net.Server.prototype.listen = function listenOnLoopback(...args) {
+  // `listen(port)`, `listen(port, undefined, callback)` and `listen(port, callback)`: no host named.
+  const [port, host] = args;
+  if (typeof port === 'number' && (host === undefined || typeof host === 'function')) {
+    return listen.call(this, port, '127.0.0.1', ...args.slice(host === undefined && args.length > 1 ? 2 : 1));
+  }
+  return listen.apply(this, args);
+};

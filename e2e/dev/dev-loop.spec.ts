@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { test as base, expect } from '@playwright/test';
 import type { Event } from '@sentry/core';
 import { SpotlightStream } from '../support/spotlight-stream';
-import { DEV_URL, type DevServer, SPOTLIGHT_URL, startDevServer } from './dev-server';
+import { DEV_URL, type DevServer, SPOTLIGHT_PORT, SPOTLIGHT_URL, startDevServer } from './dev-server';
 
 type WorkerFixtures = { devServer: DevServer; spotlight: SpotlightStream };
 type Fixtures = {
@@ -66,6 +67,7 @@ test('npm run dev serves the home, about, status and not-found pages under the d
     expect(response?.headers()['content-security-policy'], path).toContain(`connect-src 'self' ${SPOTLIGHT_URL}`);
   }
   await expect(page.getByTestId('reporting')).toHaveText('on');
+  await expect(page.getByTestId('tunnel')).toHaveText('to Spotlight');
 
   const missing = await page.goto('/no-such-page');
   expect(missing?.status()).toBe(404);
@@ -146,6 +148,31 @@ test("under npm run dev, scope data set in one request never reaches another req
       candidate.request?.query_string === 'unlabelled=1',
   );
   expect(unlabelled.tags?.['example.label']).toBeUndefined();
+});
+
+/** The local addresses listening on `port`, as the kernel lists them (hex, as in /proc/net/tcp). */
+function listeningAddresses(port: number): string[] {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  return ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((table) =>
+    readFileSync(table, 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      // Field 3 is the state: 0A is LISTEN.
+      .filter((fields) => fields[3] === '0A' && fields[1]?.endsWith(`:${hexPort}`))
+      .map((fields) => fields[1]?.split(':')[0] ?? ''),
+  );
+}
+
+test("Spotlight listens on loopback alone: its source lookup sends any of this machine's files to whoever asks", async ({
+  spotlight,
+}) => {
+  expect(spotlight).toBeDefined();
+  // 127.0.0.1, written backwards; ::1 would be 00000000000000000000000001000000.
+  const loopback = ['0100007F', '00000000000000000000000001000000'];
+  const addresses = listeningAddresses(SPOTLIGHT_PORT);
+  expect(addresses.length).toBeGreaterThan(0);
+  expect(addresses.filter((address) => !loopback.includes(address))).toEqual([]);
 });
 
 test("under npm run dev the tunnel's path reaches the tunnel, which without a DSN says so", async ({
