@@ -6,6 +6,12 @@ export type StatusFactsProps = {
   status: ReportingStatus;
 };
 
+function browserReports({ isTunnelOn, isSpotlightOn }: ReportingStatus): string {
+  const tunnel = `through the ${TUNNEL_PATH} tunnel`;
+  if (isTunnelOn) return isSpotlightOn ? `${tunnel}, and to Spotlight` : tunnel;
+  return isSpotlightOn ? 'to Spotlight' : 'not sent';
+}
+
 export function StatusFacts({ renderedAt, status }: StatusFactsProps) {
   return (
     <dl className="facts">
@@ -24,7 +30,7 @@ export function StatusFacts({ renderedAt, status }: StatusFactsProps) {
       <dt>Error reporting</dt>
       <dd data-testid="reporting">{status.isReportingOn ? 'on' : 'off'}</dd>
       <dt>Browser reports</dt>
-      <dd data-testid="tunnel">{status.isTunnelOn ? `through the ${TUNNEL_PATH} tunnel` : 'not sent'}</dd>
+      <dd data-testid="tunnel">{browserReports(status)}</dd>
       <dt>Traces sampled</dt>
       <dd>{`${Math.round(status.tracesSampleRate * 100)} %`}</dd>
     </dl>

@@ -1,5 +1,6 @@
 import 'server-only';
 import { browserDsn } from '@/lib/env';
+import { browserReportingSettings } from '@/lib/observability/browser-settings';
 import { isReportingEnabled } from '@/lib/observability/sentry-options';
 import { serverReportingSettings } from '@/lib/observability/server-options';
 import { publicEnv } from '@/lib/public-env';
@@ -10,6 +11,8 @@ export type ReportingStatus = {
   environment: string | undefined;
   isReportingOn: boolean;
   isTunnelOn: boolean;
+  /** In development: the browser's events go to Spotlight too (beside the tunnel, when there is a DSN). */
+  isSpotlightOn: boolean;
   tracesSampleRate: number;
 };
 
@@ -21,6 +24,7 @@ export function getReportingStatus(): ReportingStatus {
     environment: serverReportingSettings.environment,
     isReportingOn: isReportingEnabled(serverReportingSettings),
     isTunnelOn: browserDsn !== undefined,
+    isSpotlightOn: browserReportingSettings.spotlightUrl !== undefined,
     tracesSampleRate: serverReportingSettings.tracesSampleRate,
   };
 }

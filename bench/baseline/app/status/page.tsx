@@ -26,6 +26,7 @@ export default async function StatusPage() {
           environment: 'production',
           isReportingOn: false,
           isTunnelOn: false,
+          isSpotlightOn: false,
           tracesSampleRate: 0,
         }}
       />
