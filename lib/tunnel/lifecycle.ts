@@ -11,7 +11,7 @@ import { withSecurityHeaders } from '@/lib/server/refusal';
 import type { TunnelRequest } from '@/lib/server/seam.mjs';
 import { EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
 import { keepServerErrorsIn } from '@/lib/tunnel/server-envelopes';
-import { deliverToIngest, forwardEnvelope, type TunnelOptions } from '@/lib/tunnel/tunnel';
+import { forwardEnvelope, ingestDelivery, type TunnelOptions } from '@/lib/tunnel/tunnel';
 
 // Relay accepts events up to 30 days old (`max_secs_in_past`); older ones are not worth sending.
 const MAX_ENVELOPE_AGE_MS = 30 * 24 * 60 * 60 * 1_000;
@@ -77,7 +77,7 @@ function tunnelOptions(): TunnelOptions {
             dir: env.SENTRY_TUNNEL_SPOOL_DIR ?? defaultSpoolDir(dsn),
             maxBytes: env.SENTRY_TUNNEL_SPOOL_MAX_BYTES,
             maxAgeMs: MAX_ENVELOPE_AGE_MS,
-            deliver: (body) => deliverToIngest(dsn, body, env.SENTRY_TUNNEL_TIMEOUT_MS),
+            deliver: ingestDelivery(dsn, env.SENTRY_TUNNEL_TIMEOUT_MS),
             // A claim is held for one delivery, which ingest's timeout bounds; a minute's margin.
             abandonedAfterMs: env.SENTRY_TUNNEL_TIMEOUT_MS + 60_000,
           }),

@@ -8,7 +8,7 @@ import { createEventEnvelope, type Event, makeDsn, parseEnvelope } from '@sentry
 import * as Sentry from '@sentry/nextjs';
 import { EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
 import { keepingErrorsForLater, keepServerErrorsIn } from '@/lib/tunnel/server-envelopes';
-import { deliverToIngest } from '@/lib/tunnel/tunnel';
+import { ingestDelivery } from '@/lib/tunnel/tunnel';
 
 // A real ingest stand-in on loopback: answering `downStatus` until `isUp`, recording the events it took.
 let isUp = false;
@@ -40,7 +40,7 @@ beforeAll(async () => {
     dir,
     maxBytes: 1_000_000,
     maxAgeMs: 60_000,
-    deliver: (body) => deliverToIngest(dsn, body, 2_000),
+    deliver: ingestDelivery(dsn, 2_000),
     minBackoffMs: 5,
     maxBackoffMs: 20,
   });

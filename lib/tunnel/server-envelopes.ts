@@ -25,8 +25,8 @@ export function keepServerErrorsIn(spool: EnvelopeSpool, dsn: string): void {
 }
 
 /**
- * Ingest is down for now (5xx). A 429 is not: it asks the SDK to back off, which it does, and a
- * kept envelope would hold the spool's queue, and the browser's envelopes behind it, for as long.
+ * Ingest is down for now (5xx). A 429 is not: it asks the SDK to back off, which it does, and the
+ * spool would drop the envelope all the same (lib/tunnel/tunnel.ts, ingestDelivery).
  */
 function isIngestDown(response: TransportMakeRequestResponse): boolean {
   return response.statusCode !== undefined && response.statusCode >= 500;

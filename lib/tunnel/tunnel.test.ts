@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RateLimiter } from '@/lib/server/rate-limiter';
 import { EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
-import { deliverToIngest, forwardEnvelope, type TunnelOptions } from '@/lib/tunnel/tunnel';
+import { forwardEnvelope, ingestDelivery, type TunnelOptions } from '@/lib/tunnel/tunnel';
 
 type Received = { url: string; headers: IncomingHttpHeaders; body: string; status: number };
 
@@ -268,7 +268,7 @@ describe('the tunnel', () => {
     const spoolOptions = (dsn: string) => ({
       maxBytes: 2_000,
       maxAgeMs: 60_000,
-      deliver: (body: Uint8Array) => deliverToIngest(dsn, body, 2_000),
+      deliver: ingestDelivery(dsn, 2_000),
       minBackoffMs: 10,
       maxBackoffMs: 20,
     });
@@ -312,6 +312,16 @@ describe('the tunnel', () => {
       expect(received.filter((request) => request.status === 200).map((request) => request.body)).toEqual([
         envelopeFor(ownDsn, 'an error'),
       ]);
+    });
+
+    it('after a 429, drops the kept envelopes of the limited categories without sending them, as the SDK backs off', async () => {
+      answer = { status: 503 };
+      for (const message of ['first', 'second', 'third']) {
+        expect((await forwardEnvelope(post(envelopeFor(ownDsn, message)), { ...options, spool })).status).toBe(200);
+      }
+      answer = { status: 429, headers: { 'retry-after': '60' } };
+      await vi.waitFor(() => expect(spool.stats).toMatchObject({ rateLimited: 3, pending: 0 }));
+      expect(received.filter((request) => request.status === 429)).toHaveLength(1);
     });
 
     it('answers 503 with Retry-After when the spool is full, rather than dropping silently', async () => {

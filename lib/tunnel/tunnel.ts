@@ -1,10 +1,16 @@
 import 'server-only';
 import {
+  type DataCategory,
   type DsnComponents,
   dsnToString,
+  envelopeItemTypeToDataCategory,
+  forEachEnvelopeItem,
   getEnvelopeEndpointWithUrlEncodedAuth,
+  isRateLimited,
   makeDsn,
   parseEnvelope,
+  type RateLimits,
+  updateRateLimits,
 } from '@sentry/core';
 import { mediaTypeOf } from '@/lib/server/media-type';
 import type { RateLimiter } from '@/lib/server/rate-limiter';
@@ -94,29 +100,55 @@ function isIngestDown(answer: IngestAnswer): boolean {
   return 'failure' in answer || answer.status >= 500;
 }
 
-/** How the spool should treat one delivery attempt. */
-export async function deliverToIngest(ownDsn: string, body: Uint8Array, timeoutMs: number): Promise<DeliveryResult> {
-  const dsn = makeDsn(ownDsn);
-  // A spool folder can outlive the build that filled it, or be shared by mistake: what was taken
-  // for another project (or an older key) never goes to this one. It is dropped and counted.
-  if (dsn === undefined || refusalOf(body, dsn) !== undefined) {
-    return { outcome: 'rejected' };
-  }
-  const answer = await sendToIngest(dsn, body, timeoutMs);
-  if ('failure' in answer) {
-    return { outcome: 'retry' };
-  }
-  const { status } = answer;
-  // Over the project's quota: dropped, as the SDK drops what ingest refuses with 429. Kept for the
-  // time `Retry-After` asks (an hour, for a spent quota), it would hold every envelope behind it,
-  // errors too when only transactions are limited, and the browser would be told 200 meanwhile.
-  if (status === 429) {
-    return { outcome: 'rateLimited' };
-  }
-  if (status >= 500) {
-    return { outcome: 'retry' };
-  }
-  return status < 300 ? { outcome: 'delivered' } : { outcome: 'rejected' };
+/** The rate-limit categories of an envelope's items, as the SDK's transport reads them. */
+function categoriesOf(body: Uint8Array): DataCategory[] {
+  const categories: DataCategory[] = [];
+  forEachEnvelopeItem(parseEnvelope(body), (_item, type) => {
+    categories.push(envelopeItemTypeToDataCategory(type));
+  });
+  return categories;
+}
+
+/**
+ * How the spool delivers to ingest, one attempt an envelope, minding ingest's rate limits as the
+ * SDK's transport does: what ingest refuses with 429 (over the project's quota) is dropped, and
+ * until the limits it named expire (`X-Sentry-Rate-Limits`, else `Retry-After`) an envelope of only
+ * limited categories is dropped without being sent. Kept for later, it would hold every envelope
+ * behind it, errors too when only transactions are limited, and the browser would be told 200.
+ */
+export function ingestDelivery(ownDsn: string, timeoutMs: number): (body: Uint8Array) => Promise<DeliveryResult> {
+  let limits: RateLimits = {};
+  return async (body) => {
+    const dsn = makeDsn(ownDsn);
+    // A spool folder can outlive the build that filled it, or be shared by mistake: what was taken
+    // for another project (or an older key) never goes to this one. It is dropped and counted.
+    if (dsn === undefined || refusalOf(body, dsn) !== undefined) {
+      return { outcome: 'rejected' };
+    }
+    const categories = categoriesOf(body);
+    if (categories.length > 0 && categories.every((category) => isRateLimited(limits, category))) {
+      return { outcome: 'rateLimited' };
+    }
+    const answer = await sendToIngest(dsn, body, timeoutMs);
+    if ('failure' in answer) {
+      return { outcome: 'retry' };
+    }
+    const { status } = answer;
+    limits = updateRateLimits(limits, {
+      statusCode: status,
+      headers: {
+        'x-sentry-rate-limits': headerOf(answer, 'x-sentry-rate-limits') ?? null,
+        'retry-after': headerOf(answer, 'retry-after') ?? null,
+      },
+    });
+    if (status === 429) {
+      return { outcome: 'rateLimited' };
+    }
+    if (status >= 500) {
+      return { outcome: 'retry' };
+    }
+    return status < 300 ? { outcome: 'delivered' } : { outcome: 'rejected' };
+  };
 }
 
 async function spoolOrRefuse(spool: EnvelopeSpool, body: Uint8Array): Promise<Response> {
