@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
@@ -6,7 +6,7 @@ import { EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
 // A folder that turns read-only while the server runs. As root, permissions would not stop a
 // write, and a read-only mount needs privileges a test should not take: the calls that write fail
 // as they do on such a mount.
-const readOnly = vi.hoisted(() => ({ on: false }));
+const readOnly = vi.hoisted(() => ({ on: false, looks: 0 }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs/promises')>();
   const failing =
@@ -21,7 +21,23 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     rm: failing(fs.rm),
     utimes: failing(fs.utimes),
     writeFile: failing(fs.writeFile),
-    mkdir: failing(fs.mkdir),
+    // Every look at the folder, counted.
+    readdir: (async (...args: Parameters<typeof fs.readdir>) => {
+      readOnly.looks += 1;
+      return fs.readdir(...args);
+    }) as typeof fs.readdir,
+    // On a read-only mount, a folder that exists already is no error to `mkdir -p`.
+    mkdir: async (...args: Parameters<typeof fs.mkdir>) => {
+      if (
+        readOnly.on &&
+        (await fs.stat(args[0]).then(
+          (found) => found.isDirectory(),
+          () => false,
+        ))
+      )
+        return undefined;
+      return failing(fs.mkdir)(...args);
+    },
   };
 });
 
@@ -47,31 +63,31 @@ function envelope(message: string): Uint8Array {
 
 describe('EnvelopeSpool in a folder gone read-only', () => {
   it('delivers each kept envelope once, not again at every look at the folder, and removes it once it can', async () => {
-    let up = false;
+    // Kept by an earlier run, before the folder went read-only.
+    for (const [index, message] of ['first', 'second'].entries()) {
+      await writeFile(join(dir, `00000000000000${index}-000000000-aaaaaaaa.envelope`), envelope(message));
+    }
+    readOnly.on = true;
     const accepted: string[] = [];
     spool = new EnvelopeSpool({
       dir,
       maxBytes: 10_000,
-      maxAgeMs: 60_000,
+      maxAgeMs: Number.POSITIVE_INFINITY,
       minBackoffMs: 5,
       maxBackoffMs: 20,
       rescanIntervalMs: 20,
       deliver: async (body) => {
-        if (!up) return { outcome: 'retry' };
         accepted.push(new TextDecoder().decode(body));
         return { outcome: 'delivered' };
       },
     });
     spool.start();
-    for (const message of ['first', 'second']) expect(await spool.enqueue(envelope(message))).toBe('queued');
-
-    readOnly.on = true;
-    up = true;
     await vi.waitFor(() => expect(spool?.stats.delivered).toBe(2));
-    // Ten looks at the folder, which still holds both files.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Two looks at the folder (two listings each) after the delivery, which still finds both files.
+    await vi.waitFor(() => expect(spool?.writeProblem).toBe('EROFS'));
+    const looksBefore = readOnly.looks;
+    await vi.waitFor(() => expect(readOnly.looks).toBeGreaterThanOrEqual(looksBefore + 4));
     expect(accepted).toHaveLength(2);
-    expect(spool.writeProblem).toBe('EROFS');
     expect(await readdir(dir)).toHaveLength(2);
 
     readOnly.on = false;

@@ -54,6 +54,8 @@ const MAX_FAILED_READS = 5;
 const PARALLEL_DRAIN_FROM = 16;
 const DRAIN_WINDOW = 8;
 const ARRIVAL_RETRY_MS = 1_000;
+// What a check that the folder takes writes again writes: a block.
+const WRITE_CHECK_BYTES = 4_096;
 
 /**
  * Envelopes that could not reach ingest, kept on disk and delivered in order when it is back, also
@@ -68,7 +70,8 @@ const ARRIVAL_RETRY_MS = 1_000;
  */
 export class EnvelopeSpool {
   readonly #options: Required<SpoolOptions>;
-  #entries: Entry[] = [];
+  /** What waits to be sent, by file name, in arrival order: settled ones go in constant time. */
+  #entries = new Map<string, Entry>();
   #bytes = 0;
   #sequence = 0;
   #closed = false;
@@ -77,8 +80,6 @@ export class EnvelopeSpool {
   #lastAttemptAt = 0;
   #wake: (() => void) | undefined;
   #rescanTimer: NodeJS.Timeout | undefined;
-  /** The names of the entries queued here, for finding what is new in the folder. */
-  readonly #names = new Set<string>();
   /** The files this process has claimed and not yet settled. */
   readonly #claimed = new Set<string>();
   /**
@@ -87,6 +88,11 @@ export class EnvelopeSpool {
    */
   readonly #settledButKept = new Set<string>();
   readonly #ready: Promise<void>;
+  /** Whether reading the folder at start failed: then nothing is ever kept, whatever a write check finds. */
+  #loadFailed = false;
+  /** Write failures so far: a write check clears the problem only if none came while it ran. */
+  #writeFailures = 0;
+  #isCheckingWritable = false;
   readonly #counts: Record<Outcome, number> = {
     delivered: 0,
     droppedTooOld: 0,
@@ -106,7 +112,9 @@ export class EnvelopeSpool {
     };
     this.#ready = this.#load();
     // Surfaced by enqueue() and start(), not as an unhandled rejection.
-    this.#ready.catch(() => undefined);
+    this.#ready.catch(() => {
+      this.#loadFailed = true;
+    });
   }
 
   /** Resolves once the envelopes left by an earlier run are known. */
@@ -115,11 +123,11 @@ export class EnvelopeSpool {
   }
 
   get hasPending(): boolean {
-    return this.#entries.length > 0;
+    return this.#entries.size > 0;
   }
 
   get stats(): SpoolStats {
-    return { pending: this.#entries.length, pendingBytes: this.#bytes, ...this.#counts };
+    return { pending: this.#entries.size, pendingBytes: this.#bytes, ...this.#counts };
   }
 
   get dir(): string {
@@ -258,7 +266,7 @@ export class EnvelopeSpool {
       }
     }
     for (const name of await readdir(this.#options.dir)) {
-      if (!name.endsWith(SUFFIX) || this.#names.has(name)) continue;
+      if (!name.endsWith(SUFFIX) || this.#entries.has(name)) continue;
       if (this.#settledButKept.has(name)) {
         await rm(this.#path(name), { force: true }).then(
           () => this.#settledButKept.delete(name),
@@ -277,14 +285,13 @@ export class EnvelopeSpool {
       if (this.#queue({ name, size, createdAt: Number.parseInt(name, 10) || 0, failedReads: 0 })) this.#bytes += size;
     }
     // Names begin with the time they were kept: what another process kept may be older.
-    this.#entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.#entries = new Map([...this.#entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
   /** Queues an envelope, unless one of its name is queued already (false then). Bytes are the caller's to count. */
   #queue(entry: Entry): boolean {
-    if (this.#names.has(entry.name)) return false;
-    this.#entries.push(entry);
-    this.#names.add(entry.name);
+    if (this.#entries.has(entry.name)) return false;
+    this.#entries.set(entry.name, entry);
     return true;
   }
 
@@ -299,9 +306,13 @@ export class EnvelopeSpool {
 
   async #drain(): Promise<void> {
     let backoffMs = this.#options.minBackoffMs;
-    while (!this.#closed && this.#entries.length > 0) {
-      const width = this.#entries.length >= PARALLEL_DRAIN_FROM ? DRAIN_WINDOW : 1;
-      const batch = this.#entries.slice(0, width);
+    while (!this.#closed && this.#entries.size > 0) {
+      const width = this.#entries.size >= PARALLEL_DRAIN_FROM ? DRAIN_WINDOW : 1;
+      const batch: Entry[] = [];
+      for (const entry of this.#entries.values()) {
+        if (batch.length === width) break;
+        batch.push(entry);
+      }
       const bodies = await Promise.all(batch.map((entry) => this.#read(entry)));
       // Offered in order: each delivery starts before the next one's.
       const results = await Promise.all(
@@ -413,28 +424,33 @@ export class EnvelopeSpool {
   }
 
   /**
-   * After a write failed, whether the folder takes one again (a block, so a full disk does not pass
-   * for mended): while ingest is up nothing is kept, and /api/health would report the problem long
-   * after it is gone.
+   * After a write failed, whether the folder takes one again (a block: a disk with no room for one
+   * does not pass for mended): while ingest is up nothing is kept, and /api/health would report the
+   * problem long after it is gone. One check at a time, so a hung mount does not pile them up.
    */
   async #recheckWritable(): Promise<void> {
-    if (this.#writeProblem === undefined) return;
+    if (this.#writeProblem === undefined || this.#loadFailed || this.#isCheckingWritable) return;
+    this.#isCheckingWritable = true;
+    const failuresBefore = this.#writeFailures;
     // `.tmp`: what a look at the folder removes, were this process to die before it does.
     const probe = join(this.#options.dir, `write-check-${randomBytes(4).toString('hex')}.tmp`);
     try {
       await mkdir(this.#options.dir, { recursive: true });
-      await writeFile(probe, new Uint8Array(4_096), { flush: true });
+      await writeFile(probe, new Uint8Array(WRITE_CHECK_BYTES), { flush: true });
       await rm(probe);
+      // A write that failed meanwhile (a larger envelope, another call) has the last word.
+      if (this.#writeFailures === failuresBefore) this.#noteWritable();
     } catch {
       await rm(probe, { force: true }).catch(() => undefined);
-      return;
+    } finally {
+      this.#isCheckingWritable = false;
     }
-    this.#noteWritable();
   }
 
   /** Logs the first failure of a run of them, not one line per request. */
   #noteWriteProblem(error: unknown): void {
     const code = (error as NodeJS.ErrnoException | undefined)?.code ?? 'unknown error';
+    this.#writeFailures += 1;
     if (this.#writeProblem === undefined) {
       console.error(`Tunnel spool: cannot write to ${this.#options.dir} (${code}); answering 503 until it can`);
     }
@@ -444,7 +460,7 @@ export class EnvelopeSpool {
   async #remove(entry: Entry, outcome: Outcome): Promise<void> {
     // Gone from the queue whether or not the file could be removed. A file left behind (a
     // read-only folder) is sent again only by a process that did not settle it (after a restart,
-    // or another instance sharing the folder), which ingest dedupes by event id.
+    // or another instance sharing the folder): ingest dedupes events by id.
     const path = this.#claimed.delete(entry.name) ? this.#claimedPath(entry.name) : this.#path(entry.name);
     await rm(path, { force: true }).catch((error: unknown) => {
       this.#settledButKept.add(entry.name);
@@ -456,11 +472,8 @@ export class EnvelopeSpool {
 
   /** Out of this process's queue: settled here, or another process's to send. */
   #forget(entry: Entry): void {
-    // Settled envelopes are mostly the oldest: found at once, and removed without a copy of the rest.
-    const index = this.#entries.indexOf(entry);
-    if (index === -1) return;
-    this.#entries.splice(index, 1);
-    this.#names.delete(entry.name);
+    if (this.#entries.get(entry.name) !== entry) return;
+    this.#entries.delete(entry.name);
     this.#bytes -= entry.size;
   }
 
