@@ -8,7 +8,11 @@ import { createServer } from 'node:net';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { whenOrphaned } from './when-orphaned.mjs';
 
-const spotlightPort = process.env.SPOTLIGHT_PORT || '8969';
+const spotlightPort = process.env.SPOTLIGHT_PORT?.trim() || '8969';
+if (!/^\d+$/.test(spotlightPort) || Number(spotlightPort) < 1 || Number(spotlightPort) > 65_535) {
+  console.error('SPOTLIGHT_PORT: must be a whole number from 1 to 65535');
+  process.exit(1);
+}
 // `next dev` moves to the next free port when its default one is taken, and http://localhost:3000
 // would then be someone else's server: the port is always named, so a taken one ends the command.
 const nextArgs = process.argv.slice(2);
@@ -16,11 +20,12 @@ const namesPort = nextArgs.some((arg) => /^(?:-p|--port)(?:=|\d|$)/.test(arg));
 if (!namesPort) nextArgs.push('--port', process.env.PORT?.trim() || '3000');
 
 // On a port something else holds, Spotlight retries on a timer that keeps nothing alive, so the
-// whole command would end with exit code 0 and no app: checked first, on the address it listens on.
+// whole command would end with exit code 0 and no app: checked first, on the address it listens on
+// (scripts/loopback-only.mjs).
 const probe = createServer();
 await new Promise((resolve, reject) => {
   probe.once('error', reject);
-  probe.listen(Number(spotlightPort), () => resolve(undefined));
+  probe.listen(Number(spotlightPort), '127.0.0.1', () => resolve(undefined));
 }).catch((error) => {
   console.error(
     `Spotlight cannot listen on port ${spotlightPort} (${error.code ?? error.message}): stop what uses it, or set SPOTLIGHT_PORT to a free port.`,

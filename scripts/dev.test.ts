@@ -30,8 +30,10 @@ describe('npm run dev (scripts/dev.mjs)', () => {
   it('exits 1 when the default port is taken, rather than move the app to another port', async () => {
     const holder = createServer();
     // Taken already (a developer's own server) serves as well.
-    holder.once('error', () => undefined);
-    holder.listen(3000);
+    await new Promise((resolve) => {
+      holder.once('error', resolve);
+      holder.listen(3000, () => resolve(undefined));
+    });
     const spotlight = createServer().listen(0);
     await once(spotlight, 'listening');
     const spotlightPort = (spotlight.address() as AddressInfo).port;
@@ -65,4 +67,18 @@ describe('npm run dev (scripts/dev.mjs)', () => {
       }
     }
   }, 90_000);
+
+  it.each(['abc', '70000', '0'])('exits 1 and names SPOTLIGHT_PORT when it is %s, not a port', async (value) => {
+    const dev = spawn(process.execPath, ['scripts/dev.mjs', '--port', '1'], {
+      env: { ...process.env, SPOTLIGHT_PORT: value },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    dev.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const [code] = await once(dev, 'exit');
+    expect(code).toBe(1);
+    expect(stderr).toContain('SPOTLIGHT_PORT: must be a whole number from 1 to 65535');
+  });
 });

@@ -27,13 +27,32 @@ for (const name of ['resolve', 'resolve4', 'resolve6', 'resolveAny', 'resolveCna
   dns.promises[name] = (hostname) => Promise.reject(refusal(hostname));
 }
 
+// Addresses that mean every interface.
+const EVERY_INTERFACE = new Set(['', '0.0.0.0', '::']);
+
+/**
+ * A `listen` call's arguments with 127.0.0.1 as the host wherever they name none or every
+ * interface: `listen(port)`, `listen(port, callback)`, `listen(port, undefined or null, ...)`,
+ * `listen(port, backlog, ...)`, `listen({ port })`, `listen()`. A path (IPC) or a handle stays.
+ * @param {unknown[]} args
+ * @returns {unknown[]}
+ */
+function onLoopback(args) {
+  const [first, second, ...rest] = args;
+  if (typeof first === 'object' && first !== null) {
+    if ('path' in first || 'fd' in first || '_handle' in first || 'handle' in first) return args;
+    const host = 'host' in first ? first.host : undefined;
+    return EVERY_INTERFACE.has(String(host ?? '')) ? [{ ...first, host: '127.0.0.1' }, ...args.slice(1)] : args;
+  }
+  const isPort = first === undefined || typeof first === 'number' || (typeof first === 'string' && /^\d+$/.test(first));
+  if (!isPort) return args;
+  if (typeof second === 'string') return EVERY_INTERFACE.has(second) ? [first, '127.0.0.1', ...rest] : args;
+  if (second === undefined || second === null) return [first ?? 0, '127.0.0.1', ...rest];
+  return [first ?? 0, '127.0.0.1', second, ...rest];
+}
+
 const listen = net.Server.prototype.listen;
 /** @type {typeof listen} */
 net.Server.prototype.listen = function listenOnLoopback(...args) {
-  // `listen(port)`, `listen(port, undefined, callback)` and `listen(port, callback)`: no host named.
-  const [port, host] = args;
-  if (typeof port === 'number' && (host === undefined || typeof host === 'function')) {
-    return listen.call(this, port, '127.0.0.1', ...args.slice(host === undefined && args.length > 1 ? 2 : 1));
-  }
-  return listen.apply(this, args);
+  return listen.apply(this, /** @type {Parameters<typeof listen>} */ (onLoopback(args)));
 };

@@ -164,9 +164,10 @@ function listeningAddresses(port: number): string[] {
   );
 }
 
-test("Spotlight listens on loopback alone: its source lookup sends any of this machine's files to whoever asks", async ({
+test('Spotlight listens on loopback alone, as its source lookup reads any file of this machine', async ({
   spotlight,
 }) => {
+  test.skip(process.platform !== 'linux', "reads Linux's table of listening sockets");
   expect(spotlight).toBeDefined();
   // 127.0.0.1, written backwards; ::1 would be 00000000000000000000000001000000.
   const loopback = ['0100007F', '00000000000000000000000001000000'];
