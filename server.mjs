@@ -46,7 +46,8 @@ const { port, hostname, drainDelayMs, distDir } = serverEnv;
 const DRAIN_TIMEOUT_MS = 5_000;
 const FLUSH_TIMEOUT_MS = 2_000;
 const SHUTDOWN_TIMEOUT_MS = 10_000;
-// How long the warm-up request at start-up may take before the server gives up, rather than hang.
+// How long Next may leave the warm-up request at start-up unanswered before the server gives up,
+// rather than hang.
 const WARM_UP_TIMEOUT_MS = 30_000;
 
 /**
@@ -219,8 +220,8 @@ function handleWithNext(request, response) {
 /**
  * Whether a request's target is one Next can route, made so where HTTP/1.1 asks: an absolute-form
  * target (`GET http://host/path`, RFC 9112 3.2.2) is read as its path, on the host it names (Next
- * answered it with a redirect to that host). False for anything else (`*`, `host:port`), which
- * Next answers with 500 and a stack.
+ * answered it with a redirect to that host). False for the rest Node's parser lets through (`*`, a
+ * URL of another scheme), which Next answers with 500 and a stack.
  * @param {import('node:http').IncomingMessage} request
  */
 function hasRoutableTarget(request) {

@@ -6,7 +6,7 @@ export type StatusFactsProps = {
   status: ReportingStatus;
 };
 
-function browserReports({ isTunnelOn, isSpotlightOn }: ReportingStatus): string {
+function describeBrowserReports({ isTunnelOn, isSpotlightOn }: ReportingStatus): string {
   const tunnel = `through the ${TUNNEL_PATH} tunnel`;
   if (isTunnelOn) return isSpotlightOn ? `${tunnel}, and to Spotlight` : tunnel;
   return isSpotlightOn ? 'to Spotlight' : 'not sent';
@@ -30,7 +30,7 @@ export function StatusFacts({ renderedAt, status }: StatusFactsProps) {
       <dt>Error reporting</dt>
       <dd data-testid="reporting">{status.isReportingOn ? 'on' : 'off'}</dd>
       <dt>Browser reports</dt>
-      <dd data-testid="tunnel">{browserReports(status)}</dd>
+      <dd data-testid="tunnel">{describeBrowserReports(status)}</dd>
       <dt>Traces sampled</dt>
       <dd>{`${Math.round(status.tracesSampleRate * 100)} %`}</dd>
     </dl>

@@ -181,7 +181,7 @@ describe("Sentry's async context strategy (@sentry/core, asyncContext/types.d.ts
   it('has the members this app knows, no more and no fewer', () => {
     const declaration = packageSource('@sentry/core', 'build/types/asyncContext/types.d.ts');
     const body = /export interface AsyncContextStrategy \{([\s\S]*?)\n\}/.exec(declaration)?.[1] ?? '';
-    const members = [...body.matchAll(/^ {4}(\w+)\??:/gm)].map(([, member]) => member);
+    const members = [...body.matchAll(/^ {4}(\w+)\??[:(<]/gm)].map(([, member]) => member);
     expect(members).toEqual(SENTRY_ASYNC_CONTEXT_MEMBERS);
   });
 

@@ -151,5 +151,7 @@ export function startRequestScopes(): void {
     // subscribers see the request's scopes.
     getTracingChannelBinding: () => ({ asyncLocalStorage: requestContextStorage() }),
   };
+  // Handed in: lib/framework-internals.mjs imports nothing (server.mjs loads it before anything is
+  // compiled), and it alone may call this private setter.
   replaceAsyncContextStrategy(setAsyncContextStrategy, getAsyncContextStrategy(getMainCarrier()), strategy);
 }

@@ -22,7 +22,7 @@ export function distDirOf(source) {
 }
 
 /**
- * A whole number from `min` to `max` written in digits, or undefined.
+ * A whole number from 0 to `max` written in digits, or undefined.
  * @param {string} text
  * @param {number} max
  */
@@ -40,13 +40,13 @@ export function readServerEnv(source) {
   const problems = [];
   const port = wholeNumberUpTo(textOf(source, 'PORT') ?? '3000', 65_535);
   if (port === undefined) problems.push('PORT: must be a whole number from 0 to 65535');
-  // How long after SIGTERM the server goes on serving while /api/ready answers 503.
   const drainDelayMs = wholeNumberUpTo(textOf(source, 'SHUTDOWN_DRAIN_DELAY_MS') ?? '0', 60_000);
   if (drainDelayMs === undefined) {
     problems.push('SHUTDOWN_DRAIN_DELAY_MS: must be a whole number of milliseconds from 0 to 60000');
   }
   const distDir = distDirOf(source);
   if (!DIST_DIR_PATTERN.test(distDir)) problems.push('NEXT_DIST_DIR: must be a folder name starting with ".next"');
+  // Both checks, for the types: each undefined has its problem listed.
   if (port === undefined || drainDelayMs === undefined || problems.length > 0) {
     const lines = problems.map((problem) => `  ${problem}`).join('\n');
     throw Object.assign(new Error(`Invalid environment variables:\n${lines}`), { name: 'EnvError' });
