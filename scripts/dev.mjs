@@ -55,9 +55,6 @@ const child = spawn(
     stdio: 'inherit',
     env: {
       ...process.env,
-      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${new URL('./exit-when-orphaned.mjs', import.meta.url).href}`]
-        .filter(Boolean)
-        .join(' '),
       PATH: `${binaries}${delimiter}${process.env.PATH}`,
       NEXT_TELEMETRY_DISABLED: process.env.NEXT_TELEMETRY_DISABLED ?? '1',
     },

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 
 describe('npm run dev (scripts/dev.mjs)', () => {
@@ -81,42 +80,5 @@ describe('npm run dev (scripts/dev.mjs)', () => {
     const [code] = await once(dev, 'exit');
     expect(code).toBe(1);
     expect(stderr).toContain('SPOTLIGHT_PORT: must be a whole number from 1 to 65535');
-  });
-
-  it('stops next dev when Spotlight dies without passing a signal on, rather than leave it serving the port', {
-    skip: process.platform !== 'linux',
-    timeout: 180_000,
-  }, async () => {
-    const freePort = async () => {
-      const server = createServer().listen(0);
-      await once(server, 'listening');
-      const { port } = server.address() as AddressInfo;
-      await new Promise((resolve) => server.close(resolve));
-      return port;
-    };
-    const [appPort, spotlightPort] = [await freePort(), await freePort()];
-    const dev = spawn(process.execPath, ['scripts/dev.mjs', '--port', String(appPort)], {
-      env: { ...process.env, SPOTLIGHT_PORT: String(spotlightPort), NEXT_DIST_DIR: '.next-dev-orphan' },
-      stdio: 'ignore',
-      detached: true,
-    });
-    const answers = () =>
-      fetch(`http://127.0.0.1:${appPort}/api/health`).then(
-        (response) => response.status,
-        () => 'refused',
-      );
-    try {
-      await vi.waitFor(async () => expect(await answers()).toBe(200), { timeout: 150_000, interval: 500 });
-      // scripts/dev.mjs's one child is Spotlight, which started next dev.
-      const [spotlight] = readFileSync(`/proc/${dev.pid}/task/${dev.pid}/children`, 'utf8').trim().split(' ');
-      process.kill(Number(spotlight), 'SIGKILL');
-      await vi.waitFor(async () => expect(await answers()).toBe('refused'), { timeout: 15_000, interval: 250 });
-    } finally {
-      try {
-        process.kill(-(dev.pid ?? 0), 'SIGKILL');
-      } catch {
-        // every process of the group has ended
-      }
-    }
   });
 });
