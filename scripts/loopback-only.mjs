@@ -27,26 +27,35 @@ for (const name of ['resolve', 'resolve4', 'resolve6', 'resolveAny', 'resolveCna
   dns.promises[name] = (hostname) => Promise.reject(refusal(hostname));
 }
 
-// Addresses that mean every interface.
-const EVERY_INTERFACE = new Set(['', '0.0.0.0', '::']);
+/**
+ * Whether `host` means every interface: empty, 0.0.0.0 (or `0`), or IPv6's unspecified address.
+ * @param {string} host
+ */
+function isEveryInterface(host) {
+  return host === '' || host === '0' || host === '0.0.0.0' || (net.isIPv6(host) && /^[0:]+$/.test(host));
+}
 
 /**
  * A `listen` call's arguments with 127.0.0.1 as the host wherever they name none or every
  * interface: `listen(port)`, `listen(port, callback)`, `listen(port, undefined or null, ...)`,
- * `listen(port, backlog, ...)`, `listen({ port })`, `listen()`. A path (IPC) or a handle stays.
+ * `listen(port, backlog, ...)`, `listen({ port })`, `listen(callback)`, `listen()`. A path (IPC) or
+ * a handle stays as it is. A port may be text, read as Node reads it.
  * @param {unknown[]} args
  * @returns {unknown[]}
  */
 function onLoopback(args) {
   const [first, second, ...rest] = args;
+  if (typeof first === 'function') return [0, '127.0.0.1', ...args];
   if (typeof first === 'object' && first !== null) {
-    if ('path' in first || 'fd' in first || '_handle' in first || 'handle' in first) return args;
+    if (!('port' in first) || 'path' in first) return args;
     const host = 'host' in first ? first.host : undefined;
-    return EVERY_INTERFACE.has(String(host ?? '')) ? [{ ...first, host: '127.0.0.1' }, ...args.slice(1)] : args;
+    return host === undefined || host === null || isEveryInterface(String(host))
+      ? [{ ...first, host: '127.0.0.1' }, ...args.slice(1)]
+      : args;
   }
-  const isPort = first === undefined || typeof first === 'number' || (typeof first === 'string' && /^\d+$/.test(first));
+  const isPort = first === undefined || typeof first === 'number' || (typeof first === 'string' && Number(first) >= 0);
   if (!isPort) return args;
-  if (typeof second === 'string') return EVERY_INTERFACE.has(second) ? [first, '127.0.0.1', ...rest] : args;
+  if (typeof second === 'string') return isEveryInterface(second) ? [first, '127.0.0.1', ...rest] : args;
   if (second === undefined || second === null) return [first ?? 0, '127.0.0.1', ...rest];
   return [first ?? 0, '127.0.0.1', second, ...rest];
 }

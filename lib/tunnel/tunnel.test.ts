@@ -324,6 +324,19 @@ describe('the tunnel', () => {
       expect(received.filter((request) => request.status === 429)).toHaveLength(1);
     });
 
+    it("keeps what waits while ingest answers 503 with Retry-After, and delivers it when ingest is back: a 5xx's Retry-After is no rate limit", async () => {
+      answer = { status: 503 };
+      for (const message of ['first', 'second']) {
+        expect((await forwardEnvelope(post(envelopeFor(ownDsn, message)), { ...options, spool })).status).toBe(200);
+      }
+      const before = received.length;
+      answer = { status: 503, headers: { 'retry-after': '60' } };
+      // Tried again, and told to wait, at least twice.
+      await vi.waitFor(() => expect(received.length).toBeGreaterThanOrEqual(before + 2));
+      answer = { status: 200 };
+      await vi.waitFor(() => expect(spool.stats).toMatchObject({ delivered: 2, rateLimited: 0, pending: 0 }));
+    });
+
     it('answers 503 with Retry-After when the spool is full, rather than dropping silently', async () => {
       answer = { status: 503 };
       const big = envelopeFor(ownDsn, 'x'.repeat(1_500));

@@ -134,13 +134,18 @@ export function ingestDelivery(ownDsn: string, timeoutMs: number): (body: Uint8A
       return { outcome: 'retry' };
     }
     const { status } = answer;
-    limits = updateRateLimits(limits, {
-      statusCode: status,
-      headers: {
-        'x-sentry-rate-limits': headerOf(answer, 'x-sentry-rate-limits') ?? null,
-        'retry-after': headerOf(answer, 'retry-after') ?? null,
-      },
-    });
+    // Limits come from a 429, or from an accepted envelope's X-Sentry-Rate-Limits. A 5xx's
+    // Retry-After (a proxy's overload, a maintenance page) says when ingest is back, and what waits
+    // for that is kept, never dropped.
+    if (status === 429 || status < 300) {
+      limits = updateRateLimits(limits, {
+        statusCode: status,
+        headers: {
+          'x-sentry-rate-limits': headerOf(answer, 'x-sentry-rate-limits') ?? null,
+          'retry-after': status === 429 ? (headerOf(answer, 'retry-after') ?? null) : null,
+        },
+      });
+    }
     if (status === 429) {
       return { outcome: 'rateLimited' };
     }
