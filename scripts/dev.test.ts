@@ -2,6 +2,20 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { type AddressInfo, createServer } from 'node:net';
 
+/** `npm run dev` with an app port no one can take, for a check that ends it before it starts anything. */
+async function devRefusing(spotlightPort: string): Promise<{ code: number | null; stderr: string }> {
+  const dev = spawn(process.execPath, ['scripts/dev.mjs', '--port', '1'], {
+    env: { ...process.env, SPOTLIGHT_PORT: spotlightPort },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  dev.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const [code] = await once(dev, 'exit');
+  return { code, stderr };
+}
+
 describe('npm run dev (scripts/dev.mjs)', () => {
   it("exits 1 and names SPOTLIGHT_PORT when Spotlight's port is taken, rather than end quietly with no app", async () => {
     const holder = createServer();
@@ -9,15 +23,7 @@ describe('npm run dev (scripts/dev.mjs)', () => {
     await once(holder, 'listening');
     const { port } = holder.address() as AddressInfo;
     try {
-      const dev = spawn(process.execPath, ['scripts/dev.mjs', '--port', '1'], {
-        env: { ...process.env, SPOTLIGHT_PORT: String(port) },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      dev.stderr.on('data', (chunk) => {
-        stderr += chunk;
-      });
-      const [code] = await once(dev, 'exit');
+      const { code, stderr } = await devRefusing(String(port));
       expect(code).toBe(1);
       expect(stderr).toContain(`port ${port}`);
       expect(stderr).toContain('SPOTLIGHT_PORT');
@@ -69,15 +75,7 @@ describe('npm run dev (scripts/dev.mjs)', () => {
   }, 90_000);
 
   it.each(['abc', '70000', '0'])('exits 1 and names SPOTLIGHT_PORT when it is %s, not a port', async (value) => {
-    const dev = spawn(process.execPath, ['scripts/dev.mjs', '--port', '1'], {
-      env: { ...process.env, SPOTLIGHT_PORT: value },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    dev.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const [code] = await once(dev, 'exit');
+    const { code, stderr } = await devRefusing(value);
     expect(code).toBe(1);
     expect(stderr).toContain('SPOTLIGHT_PORT: must be a whole number from 1 to 65535');
   });
