@@ -72,3 +72,25 @@ test('a tunnel upload that stalls gets 408 and its connection closed within the 
   // The deadline is 10 s: well before Node's own limits.
   expect(Date.now() - startedAt).toBeLessThan(15_000);
 });
+
+test('an upload declared over the cap gets 413 and its connection closed, rather than read on while the client sends', async () => {
+  const { port } = new URL(APP_URL);
+  const upload = connect({ host: '127.0.0.1', port: Number(port) });
+  await new Promise((resolve) => upload.once('connect', resolve));
+  const startedAt = Date.now();
+  upload.write('POST /monitoring HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000000\r\n\r\n');
+  // A client that keeps sending, as a slow upload would.
+  const sending = setInterval(() => {
+    if (!upload.destroyed) upload.write('x'.repeat(100));
+  }, 200);
+  let answer = '';
+  upload.on('data', (chunk: Buffer) => {
+    answer += chunk.toString();
+  });
+  upload.on('error', () => undefined);
+  await new Promise((resolve) => upload.once('close', resolve));
+  clearInterval(sending);
+  expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+  // Read on, the body would have held the connection until the request timeout (30 s).
+  expect(Date.now() - startedAt).toBeLessThan(5_000);
+});

@@ -235,8 +235,9 @@ export async function handleCspReport(request: Request, client: string, limits: 
   try {
     body = await readBodyCapped(request, MAX_BODY_BYTES, BODY_DEADLINE_MS);
   } catch (error) {
+    // Unread, as the tunnel's (lib/tunnel/tunnel.ts): the connection is closed rather than drained.
     if (error instanceof BodyTooLargeError)
-      return textResponse(413, `CSP reports are limited to ${MAX_BODY_BYTES} bytes`);
+      return textResponse(413, `CSP reports are limited to ${MAX_BODY_BYTES} bytes`, { connection: 'close' });
     if (error instanceof BodyTimeoutError)
       return textResponse(408, 'The report did not arrive in time', { connection: 'close' });
     return textResponse(400, 'The report could not be read');

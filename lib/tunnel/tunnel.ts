@@ -209,8 +209,10 @@ export async function forwardEnvelope(
   try {
     body = await readBodyCapped(request, options.maxBodyBytes, options.bodyDeadlineMs);
   } catch (error) {
+    // The rest of the body is not read: closing the connection spares reading it up to the
+    // request timeout, which a client that keeps sending could make the server do.
     if (error instanceof BodyTooLargeError) {
-      return textResponse(413, `Envelope larger than ${options.maxBodyBytes} bytes`);
+      return textResponse(413, `Envelope larger than ${options.maxBodyBytes} bytes`, { connection: 'close' });
     }
     if (error instanceof BodyTimeoutError) {
       return textResponse(408, 'The envelope did not arrive in time', { connection: 'close' });
