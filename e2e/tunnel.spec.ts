@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { errorEnvelope as envelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
 import { APP_URL, SENTRY_DSN } from './support/servers';
@@ -51,10 +51,15 @@ test('the tunnel answers only POST, its refusal with the security headers every 
   expect(response.headers()['content-security-policy']).toContain("default-src 'self'");
 });
 
+/** A connection of its own to the app, for requests written by hand. */
+async function connectionToApp(): Promise<Socket> {
+  const socket = connect({ host: '127.0.0.1', port: Number(new URL(APP_URL).port) });
+  await new Promise((resolve) => socket.once('connect', resolve));
+  return socket;
+}
+
 test('a tunnel upload that stalls gets 408 and its connection closed within the body deadline, while pages answer', async () => {
-  const { port } = new URL(APP_URL);
-  const slow = connect({ host: '127.0.0.1', port: Number(port) });
-  await new Promise((resolve) => slow.once('connect', resolve));
+  const slow = await connectionToApp();
   const startedAt = Date.now();
   slow.write('POST /monitoring HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{"dsn":');
   let answer = '';
@@ -74,9 +79,7 @@ test('a tunnel upload that stalls gets 408 and its connection closed within the 
 });
 
 test('an upload declared over the cap gets 413 and its connection closed, rather than read on while the client sends', async () => {
-  const { port } = new URL(APP_URL);
-  const upload = connect({ host: '127.0.0.1', port: Number(port) });
-  await new Promise((resolve) => upload.once('connect', resolve));
+  const upload = await connectionToApp();
   const startedAt = Date.now();
   upload.write('POST /monitoring HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000000\r\n\r\n');
   // A client that keeps sending, as a slow upload would.
