@@ -1,10 +1,9 @@
 import 'server-only';
 import {
-  type DataCategory,
   type DsnComponents,
   dsnToString,
+  type EnvelopeItemType,
   envelopeItemTypeToDataCategory,
-  forEachEnvelopeItem,
   getEnvelopeEndpointWithUrlEncodedAuth,
   isRateLimited,
   makeDsn,
@@ -42,11 +41,14 @@ const SPOOL_FULL_RETRY_AFTER_SECONDS = 60;
 // Far more items than a browser SDK puts in one envelope (an event or a transaction, its attachments).
 const MAX_ENVELOPE_ITEMS = 1_000;
 
+type Refusal = { status: 400 | 403; reason: string };
+
 /**
- * Why an envelope may not go to our project, or undefined when it may. Its header must name our
- * DSN, and no item header may name a DSN at all: a relay further on could honour a second one.
+ * Why an envelope may not go to our project, or, when it may, the types of its items, as Relay
+ * walks them. Its header must name our DSN, and no item header may name a DSN at all: a relay
+ * further on could honour a second one.
  */
-function refusalOf(body: Uint8Array, ownDsn: DsnComponents): { status: 400 | 403; reason: string } | undefined {
+function checkEnvelope(body: Uint8Array, ownDsn: DsnComponents): Refusal | { itemTypes: unknown[] } {
   if (body.byteLength === 0) {
     return { status: 400, reason: 'Empty body: expected a Sentry envelope' };
   }
@@ -81,7 +83,7 @@ function refusalOf(body: Uint8Array, ownDsn: DsnComponents): { status: 400 | 403
   if (itemHeaders.some((itemHeader) => typeof itemHeader === 'object' && itemHeader !== null && 'dsn' in itemHeader)) {
     return { status: 403, reason: 'Envelope names a second DSN' };
   }
-  return undefined;
+  return { itemTypes: headers.itemHeaders.map((itemHeader) => itemHeader.type) };
 }
 
 type IngestAnswer = IngestResponse | IngestFailure;
@@ -100,15 +102,6 @@ function isIngestDown(answer: IngestAnswer): boolean {
   return 'failure' in answer || answer.status >= 500;
 }
 
-/** The rate-limit categories of an envelope's items, as the SDK's transport reads them. */
-function categoriesOf(body: Uint8Array): DataCategory[] {
-  const categories: DataCategory[] = [];
-  forEachEnvelopeItem(parseEnvelope(body), (_item, type) => {
-    categories.push(envelopeItemTypeToDataCategory(type));
-  });
-  return categories;
-}
-
 /**
  * How the spool delivers to ingest, one attempt an envelope, minding ingest's rate limits as the
  * SDK's transport does: what ingest refuses with 429 (over the project's quota) is dropped, and
@@ -117,15 +110,16 @@ function categoriesOf(body: Uint8Array): DataCategory[] {
  * behind it, errors too when only transactions are limited, and the browser would be told 200.
  */
 export function ingestDelivery(ownDsn: string, timeoutMs: number): (body: Uint8Array) => Promise<DeliveryResult> {
+  const dsn = makeDsn(ownDsn);
   let limits: RateLimits = {};
   return async (body) => {
-    const dsn = makeDsn(ownDsn);
     // A spool folder can outlive the build that filled it, or be shared by mistake: what was taken
     // for another project (or an older key) never goes to this one. It is dropped and counted.
-    if (dsn === undefined || refusalOf(body, dsn) !== undefined) {
-      return { outcome: 'rejected' };
-    }
-    const categories = categoriesOf(body);
+    if (dsn === undefined) return { outcome: 'rejected' };
+    const checked = checkEnvelope(body, dsn);
+    if ('reason' in checked) return { outcome: 'rejected' };
+    // The rate-limit categories of its items, as the SDK's transport reads them.
+    const categories = checked.itemTypes.map((type) => envelopeItemTypeToDataCategory(type as EnvelopeItemType));
     if (categories.length > 0 && categories.every((category) => isRateLimited(limits, category))) {
       return { outcome: 'rateLimited' };
     }
@@ -219,9 +213,9 @@ export async function forwardEnvelope(
     }
     return textResponse(400, 'Could not read the request body');
   }
-  const refusal = refusalOf(body, ownDsn);
-  if (refusal) {
-    return textResponse(refusal.status, refusal.reason);
+  const checked = checkEnvelope(body, ownDsn);
+  if ('reason' in checked) {
+    return textResponse(checked.status, checked.reason);
   }
 
   const { spool } = options;
