@@ -11,7 +11,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer, get } from 'node:http';
 import { join } from 'node:path';
-import nextEnv from '@next/env';
 import next from 'next';
 import {
   BUILD_CONFIG_FILE,
@@ -23,12 +22,13 @@ import {
 } from './lib/framework-internals.mjs';
 import { appServer, markDraining, runWithClientAddress } from './lib/server/seam.mjs';
 import { readServerEnv } from './lib/server/server-env.mjs';
+import { loadEnvFiles } from './scripts/project-env.mjs';
 
 /** @typedef {import('./lib/server/seam.mjs').AppServer} AppServer */
 
 // The .env and .env.production `next build` copied into this folder, read as Next's own server reads
 // them, but before the variables below are (`npm start` has read the project's already: no-op).
-nextEnv.loadEnvConfig(process.cwd(), false);
+loadEnvFiles(process.cwd());
 
 /** @type {ReturnType<typeof readServerEnv>} */
 let serverEnv;
