@@ -92,6 +92,25 @@ describe('startServerTracing', () => {
     expect(transaction?.tags).toMatchObject({ 'request.kind': 'traced' });
   });
 
+  it("records a request's fetch once: Next's own span around it is switched off, undici's names it", async () => {
+    // Next reads its documented switch at each `fetch` (patch-fetch), so this is what it sees.
+    expect(process.env.NEXT_OTEL_FETCH_DISABLED).toBe('1');
+    const traceId = '2123456789abcdef0123456789abcdef';
+    await tracedRequest({ 'sentry-trace': `${traceId}-0123456789abcdef-1` });
+    await Sentry.flush(1_000);
+    const transaction = transactions.find((item) => item.contexts?.trace?.trace_id === traceId);
+    expect(transaction?.spans?.map((span) => [span.op, span.description])).toEqual([['http.client', `GET ${url}`]]);
+  });
+
+  it("starts no transaction for a fetch out of any traced work, which still carries its scope's trace", async () => {
+    const before = transactions.length;
+    await (await fetch(url)).text();
+    await Sentry.flush(1_000);
+    expect(transactions.slice(before)).toEqual([]);
+    const { traceId } = Sentry.getCurrentScope().getPropagationContext();
+    expect(downstream.at(-1)?.['sentry-trace']).toMatch(new RegExp(`^${traceId}-[0-9a-f]{16}$`));
+  });
+
   it('records no span for what runs under Sentry.suppressTracing, and sends no trace headers with it', async () => {
     const traceId = '1123456789abcdef0123456789abcdef';
     await tracedRequest({ 'sentry-trace': `${traceId}-0123456789abcdef-1` }, true);

@@ -53,9 +53,15 @@ export function startServerTracing(client: Client, sampleRate: number): void {
   trace.setGlobalTracerProvider(provider);
   // `fetch` through Node's undici, whose diagnostics channels give its spans and carry Sentry's
   // trace headers out, and the client libraries the server uses, patched now rather than as they
-  // load (lib/observability/traced-packages.ts).
+  // load (lib/observability/traced-packages.ts). Next's own span around each `fetch` is turned off
+  // by its documented switch, which it reads at each call, as Sentry's SDK does when it owns the
+  // spans: each request out is one `http.client` span, not that and a `function.nextjs` one above
+  // it. A request out of no traced work (a background job, the version check of `next dev`)
+  // starts no transaction of its own, as the SDK's own request spans need a parent; it still
+  // carries the trace headers of its scope.
+  process.env.NEXT_OTEL_FETCH_DISABLED = '1';
   const { fetchInstrumentation, packages } = withoutRequireHook(Module, process, () => ({
-    fetchInstrumentation: new UndiciInstrumentation(),
+    fetchInstrumentation: new UndiciInstrumentation({ requireParentforSpans: true }),
     packages: constructTracedPackages(),
   }));
   registerChannelInstrumentations(provider, [fetchInstrumentation]);

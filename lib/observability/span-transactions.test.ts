@@ -1,4 +1,4 @@
-import { context, defaultTextMapGetter } from '@opentelemetry/api';
+import { context, defaultTextMapGetter, SpanKind } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import {
@@ -55,10 +55,15 @@ beforeEach(() => {
 });
 
 /** A request's spans as Next opens them, sent through the processor under test. */
-async function traceRequest(name: string, status: number, { target = '', fetchUrl = '' } = {}) {
-  const tracer = new BasicTracerProvider({
+async function traceRequest(
+  name: string,
+  status: number,
+  { target = '', fetchUrl = '', undiciUrl = '', kind = SpanKind.SERVER } = {},
+) {
+  const provider = new BasicTracerProvider({
     spanProcessors: [new LocalTraces(sendAsTransactions(client, 1))],
-  }).getTracer('next.js');
+  });
+  const tracer = provider.getTracer('next.js');
   // As server.mjs hands a request over: in a request context, in scopes of its own, in the trace
   // decided for it as it arrived.
   const headers = {
@@ -72,9 +77,19 @@ async function traceRequest(name: string, status: number, { target = '', fetchUr
       context.with(caller, () =>
         tracer.startActiveSpan(
           name,
-          { attributes: { 'next.route': name.split(' ')[1] ?? '', 'http.target': target } },
+          { kind, attributes: { 'next.route': name.split(' ')[1] ?? '', 'http.target': target } },
           (root) => {
             tracer.startSpan(`render route (app) ${name.split(' ')[1]}`).end();
+            if (undiciUrl !== '') {
+              // As undici's instrumentation opens a request out: named by its method alone.
+              provider
+                .getTracer('@opentelemetry/instrumentation-undici')
+                .startSpan('GET', {
+                  kind: SpanKind.CLIENT,
+                  attributes: { 'http.request.method': 'GET', 'url.full': undiciUrl },
+                })
+                .end();
+            }
             if (fetchUrl !== '') {
               const fetchName = `fetch GET ${fetchUrl}`;
               tracer.startSpan(fetchName, { attributes: { 'http.url': fetchUrl, 'next.span_name': fetchName } }).end();
@@ -139,6 +154,26 @@ describe('sendAsTransactions', () => {
       },
     });
     expect(JSON.stringify(envelopes)).not.toMatch(/QUERYSECRET|FETCHSECRET/);
+  });
+
+  it("names a request out by its method and URL, as Sentry names its own, the URL's query left filtered in its data", async () => {
+    await traceRequest('GET /status', 200, { undiciUrl: 'http://127.0.0.1:9/items?api_key=FETCHSECRET&q=shoes#top' });
+    const [transaction] = transactions();
+    const requestOut = transaction?.spans?.find((span) => span.op === 'http.client');
+    expect(requestOut).toMatchObject({
+      description: 'GET http://127.0.0.1:9/items',
+      origin: 'auto.http.otel.undici',
+      data: { 'url.full': 'http://127.0.0.1:9/items?api_key=[Filtered]&q=shoes#top' },
+    });
+  });
+
+  it("sends Next's work outside a request with its own kind, not as an http.server request", async () => {
+    await traceRequest('GET /status', 200);
+    await traceRequest('fetch GET https://registry.example/next', 200, { kind: SpanKind.CLIENT });
+    expect(transactions().map((transaction) => [transaction.transaction, transaction.contexts?.trace?.op])).toEqual([
+      ['GET /status', 'http.server'],
+      ['fetch GET https://registry.example/next', 'function.nextjs'],
+    ]);
   });
 
   it('drops a not-found page, by its name or by its 404, through the same beforeSendTransaction as the browser', async () => {

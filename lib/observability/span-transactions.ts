@@ -1,4 +1,5 @@
 import 'server-only';
+import { type Attributes, SpanKind } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import {
   applyScopeDataToEvent,
@@ -12,6 +13,7 @@ import {
   type SpanJSON,
   type SpanOrigin,
   spanTimeInputToSeconds,
+  stripUrlQueryAndFragment,
   type TransactionEvent,
 } from '@sentry/core';
 import type { LocalTrace } from '@/lib/observability/local-traces';
@@ -20,14 +22,14 @@ import { samplingContextOf } from '@/lib/observability/span-propagation';
 import { withFilteredSpanUrls } from '@/lib/observability/url-privacy';
 
 const NEXT_TRACER = 'next.js';
-type SpanKind = { op?: string; origin: SpanOrigin };
+type SentryKind = { op?: string; origin: SpanOrigin };
 /** Ops and origins of Next's spans and of the instrumentations the server registers, in Sentry's terms. */
-const KINDS: Record<string, SpanKind> = {
+const KINDS: Record<string, SentryKind> = {
   [NEXT_TRACER]: { op: 'function.nextjs', origin: 'auto.function.otel.nextjs' },
   '@opentelemetry/instrumentation-generic-pool': { op: 'db', origin: 'auto.db.otel.generic_pool' },
   '@opentelemetry/instrumentation-undici': { op: 'http.client', origin: 'auto.http.otel.undici' },
 };
-const OTHER_KIND: SpanKind = { origin: 'auto.otel' };
+const OTHER_KIND: SentryKind = { origin: 'auto.otel' };
 
 function httpStatusOf(span: ReadableSpan): number | undefined {
   const code = span.attributes['http.status_code'] ?? span.attributes['http.response.status_code'];
@@ -40,6 +42,18 @@ function statusOf(span: ReadableSpan): string {
   return getStatusMessage(code === undefined ? { code: span.status.code } : getSpanStatusFromHttpCode(code));
 }
 
+/**
+ * An outgoing request's span (undici's, named by its method alone) as Sentry names its own: the
+ * method and the URL without its query, which stays in the span's data, filtered. Any other span
+ * keeps its name.
+ */
+function descriptionOf(op: string | undefined, name: string, attributes: Attributes): string {
+  const method = attributes['http.request.method'];
+  const url = attributes['url.full'];
+  if (op !== 'http.client' || typeof method !== 'string' || typeof url !== 'string') return name;
+  return `${method} ${stripUrlQueryAndFragment(url)}`;
+}
+
 function spanJson(span: ReadableSpan, client: Client): SpanJSON {
   const { traceId, spanId } = span.spanContext();
   const { op, origin } = KINDS[span.instrumentationScope.name] ?? OTHER_KIND;
@@ -48,7 +62,7 @@ function spanJson(span: ReadableSpan, client: Client): SpanJSON {
     span_id: spanId,
     parent_span_id: span.parentSpanContext?.spanId,
     trace_id: traceId,
-    description: name,
+    description: descriptionOf(op, name, attributes),
     op,
     start_timestamp: spanTimeInputToSeconds(span.startTime),
     timestamp: spanTimeInputToSeconds(span.endTime),
@@ -60,12 +74,13 @@ function spanJson(span: ReadableSpan, client: Client): SpanJSON {
 
 /**
  * A local trace as the transaction event Sentry's own spans would have made of it, with the data
- * of the scopes its root started in (tags, user, contexts). A request's root is the server's
- * `http.server` transaction, named as Next names the request; any other root keeps its own kind.
+ * of the scopes its root started in (tags, user, contexts). A request's root (a server span, as
+ * Next opens one for each request) is the server's `http.server` transaction, named as Next names
+ * the request; any other root, such as Next's work outside a request, keeps its own kind.
  */
 function transactionOf(trace: LocalTrace, client: Client, sampleRate: number): TransactionEvent {
   const root = spanJson(trace.root, client);
-  const isRequest = trace.root.instrumentationScope.name === NEXT_TRACER;
+  const isRequest = trace.root.kind === SpanKind.SERVER;
   const op = isRequest ? 'http.server' : root.op;
   const origin: SpanOrigin = isRequest ? 'auto.http.otel.nextjs' : (root.origin ?? 'auto.otel');
   const status = httpStatusOf(trace.root);
