@@ -1,8 +1,9 @@
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import Module from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { type BaseTransportOptions, type Client, createTransport, type Event, parseEnvelope } from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
 import { startRequestScopes } from '@/lib/observability/request-scopes';
@@ -63,7 +64,7 @@ function tracedRequest(headers: IncomingHttpHeaders, fetchUnderSuppression = fal
       const tracer = trace.getTracer('next.js');
       const caller = propagation.extract(context.active(), headers);
       return context.with(caller, () =>
-        tracer.startActiveSpan('GET /status', async (root) => {
+        tracer.startActiveSpan('GET /status', { kind: SpanKind.SERVER }, async (root) => {
           await (await fetch(url)).text();
           if (fetchUnderSuppression) await Sentry.suppressTracing(async () => (await fetch(url)).text());
           root.end();
@@ -92,9 +93,15 @@ describe('startServerTracing', () => {
     expect(transaction?.tags).toMatchObject({ 'request.kind': 'traced' });
   });
 
-  it("records a request's fetch once: Next's own span around it is switched off, undici's names it", async () => {
-    // Next reads its documented switch at each `fetch` (patch-fetch), so this is what it sees.
+  it("turns Next's own span around each fetch off, by the switch Next still reads at each call", () => {
     expect(process.env.NEXT_OTEL_FETCH_DISABLED).toBe('1');
+    // Documented (Next's OpenTelemetry guide), and read in the patched `fetch` itself, not once.
+    const patchFetch = readFileSync(require.resolve('next/dist/server/lib/patch-fetch.js'), 'utf8');
+    expect(patchFetch).toMatch(/const hideSpan = process\.env\.NEXT_OTEL_FETCH_DISABLED === '1'/);
+    expect(patchFetch).toMatch(/\bhideSpan,/);
+  });
+
+  it("records a request's fetch as undici's one span, named by its method and URL", async () => {
     const traceId = '2123456789abcdef0123456789abcdef';
     await tracedRequest({ 'sentry-trace': `${traceId}-0123456789abcdef-1` });
     await Sentry.flush(1_000);
@@ -102,13 +109,20 @@ describe('startServerTracing', () => {
     expect(transaction?.spans?.map((span) => [span.op, span.description])).toEqual([['http.client', `GET ${url}`]]);
   });
 
-  it("starts no transaction for a fetch out of any traced work, which still carries its scope's trace", async () => {
+  it("starts no transaction for a fetch out of any traced work, which carries its scope's trace, as the SDK's do", async () => {
     const before = transactions.length;
     await (await fetch(url)).text();
     await Sentry.flush(1_000);
     expect(transactions.slice(before)).toEqual([]);
     const { traceId } = Sentry.getCurrentScope().getPropagationContext();
     expect(downstream.at(-1)?.['sentry-trace']).toMatch(new RegExp(`^${traceId}-[0-9a-f]{16}$`));
+    // A trace the work starts (or continues, from a message's headers) is the one its fetches carry.
+    const started = await Sentry.startNewTrace(async () => {
+      await (await fetch(url)).text();
+      return Sentry.getCurrentScope().getPropagationContext().traceId;
+    });
+    expect(started).not.toBe(traceId);
+    expect(downstream.at(-1)?.['sentry-trace']).toMatch(new RegExp(`^${started}-[0-9a-f]{16}$`));
   });
 
   it('records no span for what runs under Sentry.suppressTracing, and sends no trace headers with it', async () => {

@@ -56,9 +56,11 @@ export function startServerTracing(client: Client, sampleRate: number): void {
   // load (lib/observability/traced-packages.ts). Next's own span around each `fetch` is turned off
   // by its documented switch, which it reads at each call, as Sentry's SDK does when it owns the
   // spans: each request out is one `http.client` span, not that and a `function.nextjs` one above
-  // it. A request out of no traced work (a background job, the version check of `next dev`)
-  // starts no transaction of its own, as the SDK's own request spans need a parent; it still
-  // carries the trace headers of its scope.
+  // it (a `fetch` Next's data cache answers then has no span, nor its cache status). A request out
+  // of no traced work (a background job, the version check of `next dev`) starts no transaction
+  // of its own, as the SDK's own request spans need a parent; it carries its scope's trace, as the
+  // SDK's do: the one the work started or continued (`Sentry.startNewTrace`, `continueTrace`),
+  // else the process's own.
   process.env.NEXT_OTEL_FETCH_DISABLED = '1';
   const { fetchInstrumentation, packages } = withoutRequireHook(Module, process, () => ({
     fetchInstrumentation: new UndiciInstrumentation({ requireParentforSpans: true }),

@@ -58,7 +58,7 @@ beforeEach(() => {
 async function traceRequest(
   name: string,
   status: number,
-  { target = '', fetchUrl = '', undiciUrl = '', kind = SpanKind.SERVER } = {},
+  { target = '', fetchUrl = '', undiciUrl = '', undiciMethod = 'GET', kind = SpanKind.SERVER } = {},
 ) {
   const provider = new BasicTracerProvider({
     spanProcessors: [new LocalTraces(sendAsTransactions(client, 1))],
@@ -81,12 +81,17 @@ async function traceRequest(
           (root) => {
             tracer.startSpan(`render route (app) ${name.split(' ')[1]}`).end();
             if (undiciUrl !== '') {
-              // As undici's instrumentation opens a request out: named by its method alone.
+              // As undici's instrumentation opens a request out: named by its method alone, one it
+              // does not know (WebDAV's) as `HTTP`, with `_OTHER` as its method.
               provider
                 .getTracer('@opentelemetry/instrumentation-undici')
-                .startSpan('GET', {
+                .startSpan(undiciMethod === 'GET' ? 'GET' : 'HTTP', {
                   kind: SpanKind.CLIENT,
-                  attributes: { 'http.request.method': 'GET', 'url.full': undiciUrl },
+                  attributes: {
+                    'http.request.method': undiciMethod === 'GET' ? 'GET' : '_OTHER',
+                    'http.request.method_original': undiciMethod,
+                    'url.full': undiciUrl,
+                  },
                 })
                 .end();
             }
@@ -167,12 +172,20 @@ describe('sendAsTransactions', () => {
     });
   });
 
+  it('names a request out with a method undici does not know by the method sent', async () => {
+    await traceRequest('GET /status', 200, { undiciUrl: 'http://127.0.0.1:9/files/a', undiciMethod: 'PROPFIND' });
+    const [transaction] = transactions();
+    expect(transaction?.spans?.find((span) => span.op === 'http.client')?.description).toBe(
+      'PROPFIND http://127.0.0.1:9/files/a',
+    );
+  });
+
   it("sends Next's work outside a request with its own kind, not as an http.server request", async () => {
     await traceRequest('GET /status', 200);
-    await traceRequest('fetch GET https://registry.example/next', 200, { kind: SpanKind.CLIENT });
+    await traceRequest('NextNodeServer.findPageComponents', 200, { kind: SpanKind.INTERNAL });
     expect(transactions().map((transaction) => [transaction.transaction, transaction.contexts?.trace?.op])).toEqual([
       ['GET /status', 'http.server'],
-      ['fetch GET https://registry.example/next', 'function.nextjs'],
+      ['NextNodeServer.findPageComponents', 'function.nextjs'],
     ]);
   });
 

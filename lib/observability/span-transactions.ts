@@ -44,11 +44,11 @@ function statusOf(span: ReadableSpan): string {
 
 /**
  * An outgoing request's span (undici's, named by its method alone) as Sentry names its own: the
- * method and the URL without its query, which stays in the span's data, filtered. Any other span
- * keeps its name.
+ * method as sent (undici's `http.request.method` says `_OTHER` for one it does not know) and the
+ * URL without its query, which stays in the span's data, filtered. Any other span keeps its name.
  */
 function descriptionOf(op: string | undefined, name: string, attributes: Attributes): string {
-  const method = attributes['http.request.method'];
+  const method = attributes['http.request.method_original'] ?? attributes['http.request.method'];
   const url = attributes['url.full'];
   if (op !== 'http.client' || typeof method !== 'string' || typeof url !== 'string') return name;
   return `${method} ${stripUrlQueryAndFragment(url)}`;

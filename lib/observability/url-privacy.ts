@@ -3,7 +3,10 @@ import { type Breadcrumb, type Client, type Event, filterCollectedUrl } from '@s
 
 const URL_HEADERS = ['referer', 'Referer'];
 const BREADCRUMB_URLS = ['url', 'from', 'to'];
-/** Where Next's spans (`http.target`, `http.url`) and OpenTelemetry's `fetch` spans keep a URL or its query. */
+/**
+ * Where Next's spans (`http.target`; `http.url` on its own `fetch` span, which the server turns
+ * off but a product could turn on again) and OpenTelemetry's `fetch` spans keep a URL or its query.
+ */
 const SPAN_URL_ATTRIBUTES = ['http.target', 'http.url', 'url.full', 'url.query'];
 
 /**
@@ -40,8 +43,8 @@ export function withFilteredBreadcrumbUrls(breadcrumb: Breadcrumb): Breadcrumb {
  * A server span's name and attributes with the secrets of their URLs filtered, as the SDK filters
  * the URLs of the spans it makes itself. The server's transactions are built from OpenTelemetry's
  * spans without the SDK's event pipeline (span-transactions.ts), so nothing else filters them:
- * Next puts the request's URL in its root's `http.target`, and a `fetch`'s in `http.url` and in
- * the span's name (and its `next.span_name`).
+ * Next puts the request's URL in its root's `http.target` (and, were its own `fetch` span on, a
+ * `fetch`'s in `http.url`, the span's name and its `next.span_name`), undici in `url.full`.
  */
 export function withFilteredSpanUrls(
   name: string,
