@@ -375,6 +375,33 @@ export function errorOnlyIntegrations(defaults) {
   return defaults.filter((integration) => wanted.has(integration.name));
 }
 
+// --- Sentry's culture check (@sentry/node-core 11.1.0, `integrations/context.js`) ----------------
+// The `Context` integration reads the server's locale and time zone as it is built: it formats a
+// date in Spanish to see that ICU has its data, which initializes ICU, about 20 ms and 8 MB of
+// resident memory in a process that had no use for it (docs/performance.md). @sentry/nextjs's init
+// builds every default integration before an option could say `culture: false`
+// (docs/upstream-reports.md, report 2). The check gives up when `process.versions.icu` is not a
+// string, so that is hidden for the init alone; events then carry no `culture` context, which for
+// a server is the container's locale and time zone.
+
+/**
+ * Runs Sentry's `init` with the culture check of its `Context` integration skipped; puts
+ * `process.versions.icu` back whatever `init` does.
+ * @template T
+ * @param {() => T} init
+ * @returns {T}
+ */
+export function withoutSdkCultureCheck(init) {
+  const icu = Object.getOwnPropertyDescriptor(process.versions, 'icu');
+  if (icu === undefined || icu.configurable !== true) return init();
+  Object.defineProperty(process.versions, 'icu', { ...icu, value: undefined });
+  try {
+    return init();
+  } finally {
+    Object.defineProperty(process.versions, 'icu', icu);
+  }
+}
+
 // --- Sentry's async context strategy (@sentry/core 11.1.0, `asyncContext/types.d.ts`) -------------
 // How the SDK finds the current scopes. `setAsyncContextStrategy` is marked "Private API with no
 // semver guarantees", and every member past the first six is optional: the SDK falls back to its

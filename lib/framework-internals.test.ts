@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { getDefaultIntegrations, spotlightIntegration } from '@sentry/nextjs';
+import { getDefaultIntegrations, nodeContextIntegration, spotlightIntegration } from '@sentry/nextjs';
 import {
   ACTION_HEADER,
   BUILD_CONFIG_FILE,
@@ -38,6 +38,7 @@ import {
   staticFilePathOf,
   staticFileRefusal,
   withoutRequireHook,
+  withoutSdkCultureCheck,
 } from '@/lib/framework-internals.mjs';
 import { locateEsmEntry } from '@/lib/observability/locate-esm-entry';
 
@@ -174,6 +175,31 @@ describe("Sentry's default server integrations", () => {
   it('refuse to start when one they always hold is gone', () => {
     const withoutContext = getDefaultIntegrations({}).filter((integration) => integration.name !== 'ContextLines');
     expect(() => errorOnlyIntegrations(withoutContext)).toThrow(/lack ContextLines/);
+  });
+});
+
+describe("Sentry's culture check (@sentry/node-core, integrations/context.js)", () => {
+  it('initializes ICU as the Context integration is built, unless skipped, and process.versions is left as it was', () => {
+    const icu = process.versions.icu;
+    const formats = vi.spyOn(Intl, 'DateTimeFormat');
+    try {
+      nodeContextIntegration();
+      // The check is still there, built eagerly: otherwise the workaround has nothing to skip.
+      expect(formats).toHaveBeenCalled();
+      formats.mockClear();
+      const built = withoutSdkCultureCheck(() => nodeContextIntegration());
+      expect(built.name).toBe('Context');
+      expect(formats).not.toHaveBeenCalled();
+      expect(() =>
+        withoutSdkCultureCheck(() => {
+          throw new Error('init failed');
+        }),
+      ).toThrow('init failed');
+    } finally {
+      formats.mockRestore();
+    }
+    expect(process.versions.icu).toBe(icu);
+    expect(Object.getOwnPropertyDescriptor(process.versions, 'icu')?.writable).toBe(false);
   });
 });
 
