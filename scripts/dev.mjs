@@ -6,10 +6,12 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join, resolve } from 'node:path';
+import { textOf, wholeNumberUpTo } from '../lib/server/server-env.mjs';
 import { whenOrphaned } from './when-orphaned.mjs';
 
-const spotlightPort = process.env.SPOTLIGHT_PORT?.trim() || '8969';
-if (!/^\d+$/.test(spotlightPort) || Number(spotlightPort) < 1 || Number(spotlightPort) > 65_535) {
+// Read by server.mjs's rules (lib/server/server-env.mjs): blank is unset, text is trimmed.
+const spotlightPort = wholeNumberUpTo(textOf(process.env, 'SPOTLIGHT_PORT') ?? '8969', 65_535);
+if (spotlightPort === undefined || spotlightPort === 0) {
   console.error('SPOTLIGHT_PORT: must be a whole number from 1 to 65535');
   process.exit(1);
 }
@@ -17,7 +19,7 @@ if (!/^\d+$/.test(spotlightPort) || Number(spotlightPort) < 1 || Number(spotligh
 // would then be someone else's server: the port is always named, so a taken one ends the command.
 const nextArgs = process.argv.slice(2);
 const namesPort = nextArgs.some((arg) => /^(?:-p|--port)(?:=|\d|$)/.test(arg));
-if (!namesPort) nextArgs.push('--port', process.env.PORT?.trim() || '3000');
+if (!namesPort) nextArgs.push('--port', textOf(process.env, 'PORT') ?? '3000');
 
 // On a port something else holds, Spotlight retries on a timer that keeps nothing alive, so the
 // whole command would end with exit code 0 and no app: checked first, on the address it listens on
@@ -25,7 +27,7 @@ if (!namesPort) nextArgs.push('--port', process.env.PORT?.trim() || '3000');
 const probe = createServer();
 await new Promise((resolve, reject) => {
   probe.once('error', reject);
-  probe.listen(Number(spotlightPort), '127.0.0.1', () => resolve(undefined));
+  probe.listen(spotlightPort, '127.0.0.1', () => resolve(undefined));
 }).catch((error) => {
   console.error(
     `Spotlight cannot listen on port ${spotlightPort} (${error.code ?? error.message}): stop what uses it, or set SPOTLIGHT_PORT to a free port.`,
@@ -46,7 +48,7 @@ const child = spawn(
     spotlightCli,
     'run',
     '--port',
-    spotlightPort,
+    String(spotlightPort),
     'next',
     'dev',
     ...nextArgs,

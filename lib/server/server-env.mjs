@@ -11,7 +11,7 @@ export const DIST_DIR_PATTERN = /^\.next[A-Za-z0-9._-]*$/;
  * @param {Record<string, string | undefined>} source
  * @param {string} name
  */
-const textOf = (source, name) => source[name]?.trim() || undefined;
+export const textOf = (source, name) => source[name]?.trim() || undefined;
 
 /**
  * The build's folder, unchecked: `next build` checks it (lib/env.ts), `npm start` through readServerEnv.
@@ -26,7 +26,7 @@ export function distDirOf(source) {
  * @param {string} text
  * @param {number} max
  */
-function wholeNumberUpTo(text, max) {
+export function wholeNumberUpTo(text, max) {
   const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
   return value <= max ? value : undefined;
 }
