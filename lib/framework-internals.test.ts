@@ -157,6 +157,14 @@ describe("Next's trace spans", () => {
   });
 });
 
+describe("Next's switch for its own fetch span (server/lib/patch-fetch.js)", () => {
+  it('is read at each fetch, so the server can turn it on as its tracing starts', () => {
+    const patchFetch = nextSource('server/lib/patch-fetch.js');
+    expect(patchFetch).toMatch(/const hideSpan = process\.env\.NEXT_OTEL_FETCH_DISABLED === '1'/);
+    expect(patchFetch).toMatch(/\bhideSpan,/);
+  });
+});
+
 describe("Sentry's default server integrations", () => {
   it('include every one the error-only set keeps, by the names we keep them by', () => {
     const defaults = getDefaultIntegrations({});
