@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
+import { rawRequest } from './support/raw-http';
 import { APP_URL, SENTRY_DSN } from './support/servers';
 
 // Hostile requests against the production server, each with the answer we document. None may get
@@ -165,22 +165,6 @@ test("a static file's conditions that hold are answered as Next answers them, an
   const fresh = await request.get('/robots.txt', { headers: { range: 'bytes=999-1000', 'if-none-match': etag } });
   expect(fresh.status()).toBe(304);
 });
-
-/** One raw HTTP/1.1 request over a socket of its own: its status and headers, as the server wrote them. */
-function rawRequest(requestLine: string): Promise<string> {
-  const { hostname, port } = new URL(APP_URL);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname === 'localhost' ? '127.0.0.1' : hostname);
-    let answer = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (data: string) => {
-      answer += data;
-    });
-    socket.on('end', () => resolve(answer.split('\r\n\r\n')[0] ?? ''));
-    socket.on('error', reject);
-    socket.write(`${requestLine}\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`);
-  });
-}
 
 test('request targets that are not a path get 204 for OPTIONS *, 400 otherwise, and an absolute URL is served as its path', async () => {
   const options = await rawRequest('OPTIONS * HTTP/1.1');

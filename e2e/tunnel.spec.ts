@@ -1,6 +1,6 @@
-import { connect, type Socket } from 'node:net';
 import { errorEnvelope as envelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
+import { connectionToApp } from './support/raw-http';
 import { APP_URL, SENTRY_DSN } from './support/servers';
 
 const foreignDsns = {
@@ -50,13 +50,6 @@ test('the tunnel answers only POST, its refusal with the security headers every 
   });
   expect(response.headers()['content-security-policy']).toContain("default-src 'self'");
 });
-
-/** A connection of its own to the app, for requests written by hand. */
-async function connectionToApp(): Promise<Socket> {
-  const socket = connect({ host: '127.0.0.1', port: Number(new URL(APP_URL).port) });
-  await new Promise((resolve) => socket.once('connect', resolve));
-  return socket;
-}
 
 test('a tunnel upload that stalls gets 408 and its connection closed within the body deadline, while pages answer', async () => {
   const slow = await connectionToApp();

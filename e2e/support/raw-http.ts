@@ -1,0 +1,25 @@
+import { connect, type Socket } from 'node:net';
+import { APP_URL } from './servers';
+
+/** A connection of its own to the app, for requests written by hand. */
+export async function connectionToApp(): Promise<Socket> {
+  const socket = connect({ host: '127.0.0.1', port: Number(new URL(APP_URL).port) });
+  await new Promise((resolve) => socket.once('connect', resolve));
+  return socket;
+}
+
+/** One raw HTTP/1.1 request on a connection of its own: its status and headers, as the server wrote them. */
+export async function rawRequest(requestLine: string): Promise<string> {
+  const socket = await connectionToApp();
+  const { host } = new URL(APP_URL);
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (data: string) => {
+      answer += data;
+    });
+    socket.on('end', () => resolve(answer.split('\r\n\r\n')[0] ?? ''));
+    socket.on('error', reject);
+    socket.write(`${requestLine}\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+  });
+}
