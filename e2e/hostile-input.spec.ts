@@ -72,6 +72,19 @@ const cases: Hostile[] = [
     expected: 400,
     ...action({ 'content-type': 'multipart/form-data; boundary=x' }, 'garbage'),
   },
+  // Well-formed JSON that React's client never writes: Next's decoder would fail inside the action.
+  { name: 'action: arguments that are not a list', expected: 400, ...action({}, 'null') },
+  { name: 'action: more arguments than Next takes', expected: 400, ...action({}, `[${'0,'.repeat(1000)}0]`) },
+  { name: 'action: a reference to a part the body lacks', expected: 400, ...action({}, '["$@1"]') },
+  { name: 'action: a BigInt that is not one', expected: 400, ...action({}, '["$n12x"]') },
+  {
+    name: 'action: a multipart body without its argument list',
+    expected: 400,
+    ...action(
+      { 'content-type': 'multipart/form-data; boundary=x' },
+      '--x\r\nContent-Disposition: form-data; name="1"\r\n\r\n"s"\r\n--x--\r\n',
+    ),
+  },
   { name: 'action: a JSON content type', expected: 415, ...action({ 'content-type': 'application/json' }) },
   { name: 'action: a gzip bomb', expected: 415, ...action({ 'content-encoding': 'gzip' }, gzipBomb) },
   // Next's static file server refuses these and Next answers its refusal as a 500 (vercel/next.js#92141).

@@ -1,7 +1,8 @@
 // @ts-check
-// Every private shape of Next.js, the Sentry SDK and OpenTelemetry's instrumentation package this
-// app relies on, and nothing else: files under next/dist, build-output fields, undocumented headers
-// and cookies, SDK integration names, OpenTelemetry's require hook.
+// Every private shape of Next.js (and the React it vendors), the Sentry SDK and OpenTelemetry's
+// instrumentation package this app relies on, and nothing else: files under next/dist, build-output
+// fields, undocumented headers and cookies, React's encoding of action arguments, SDK integration
+// names, OpenTelemetry's require hook.
 // Each says which version it was read from. lib/framework-internals.test.ts checks each against the
 // installed packages (an upgrade that changes one goes red in CI), and the readers below throw a
 // FrameworkShapeError naming the assumption rather than guess, so the server refuses to start
@@ -156,6 +157,153 @@ export const DEPLOYMENT_ID_HEADER = 'x-deployment-id';
 export function reloadingActionHeaders(location) {
   // The location is cut at the first ';': one in the query would cut the address short.
   return { 'x-action-redirect': `${location.replaceAll(';', '%3B')};replace` };
+}
+
+// --- A server action's arguments: React's reply encoding (React 19.3, as vendored in Next 16.4.6,
+// `compiled/react-server-dom-webpack`, the server's `parseModelString`) ----------------------------
+// React's client encodes an action's arguments as one JSON list (text/plain), or as form parts when
+// a value needs more than JSON (multipart): part `0` is the list, and a string starting with `$` is
+// a value JSON has no word for, or a reference to another part by its id in hex. Next decodes the
+// arguments inside its action handler, where anything React cannot decode, a root that is not a
+// list, or more than 1,000 arguments (`SERVER_ACTION_ARGS_LIMIT`, `app-render/action-handler.js`)
+// is answered as the action's own failure: a 500 and an error event. What React's client never
+// writes is named here, so that it can be refused as a 400 before Next starts.
+
+/** The most arguments Next passes to an action. */
+export const ACTION_ARGUMENTS_LIMIT = 1000;
+// React refuses a longer BigInt.
+const BIGINT_DIGITS_LIMIT = 300;
+// Decoded from the string alone: `$$` an escaped `$`, `$T` a value that stayed in the browser,
+// `$K` a FormData (its entries may be none), `$D` a date, `$u` undefined, `$I`, `$-` and `$N` the
+// numbers JSON has not, `$H` nothing.
+const SELF_CONTAINED_TAGS = new Set(['$', 'T', 'K', 'D', 'u', 'I', '-', 'N', 'H']);
+// Another part holding JSON: a promise's value, a server function, a Map, a Set, an iterator.
+const MODEL_TAGS = new Set(['@', 'h', 'Q', 'W', 'i']);
+// Another part holding a file: a Blob, an ArrayBuffer, a typed array or a DataView.
+const BINARY_TAGS = new Set(['B', 'A', 'O', 'o', 'U', 'S', 's', 'L', 'l', 'G', 'g', 'M', 'm', 'V']);
+// A stream or async iterator, whose rows React reads only as the action reads them.
+const STREAM_TAGS = new Set(['R', 'r', 'X', 'x']);
+
+/**
+ * Whether a part's JSON is what React builds the value a model tag names from: a Map from a list
+ * of entries, a Set or an iterator from a list, a server function from its id.
+ * @param {string} tag
+ * @param {unknown} value
+ */
+function isModelShaped(tag, value) {
+  switch (tag) {
+    case 'Q':
+      return Array.isArray(value) && value.every((entry) => Array.isArray(entry));
+    case 'W':
+    case 'i':
+      return Array.isArray(value);
+    case 'h':
+      return isRecord(value) && typeof value.id === 'string';
+    default:
+      return true;
+  }
+}
+
+/**
+ * What makes a server action's arguments something React's client never sends, and Next would
+ * answer with a 500; undefined when there is nothing. Decodes nothing beyond JSON, runs nothing.
+ * @param {string | FormData} body a text/plain body as text, or a multipart body's parts
+ * @returns {string | undefined}
+ */
+export function actionArgumentsProblem(body) {
+  /** @param {number} id */
+  const partOf = (id) => (typeof body === 'string' ? (id === 0 ? body : null) : body.get(String(id)));
+  /** @type {Map<number, unknown>} every JSON part read, by id */
+  const models = new Map();
+  /** @type {Set<number>} the ids streams were opened on */
+  const streams = new Set();
+  /** @type {unknown[]} values still to look into */
+  const pending = [];
+
+  /** The JSON in part `id`, read and queued once; a string naming the problem if there is none. */
+  const modelOf = (/** @type {number} */ id) => {
+    if (models.has(id)) return { value: models.get(id) };
+    if (streams.has(id)) return `part ${id.toString(16)} is a stream`;
+    const name = id === 0 ? 'the argument list' : `part ${id.toString(16)}`;
+    const part = partOf(id);
+    if (typeof part !== 'string') return `${name} is missing or not text`;
+    try {
+      const value = JSON.parse(part);
+      models.set(id, value);
+      pending.push(value);
+      return { value };
+    } catch {
+      return `${name} is not JSON`;
+    }
+  };
+
+  /** @param {string} text a string starting with `$` */
+  const referenceProblem = (text) => {
+    const tag = text[1] ?? '';
+    if (SELF_CONTAINED_TAGS.has(tag)) return undefined;
+    if (STREAM_TAGS.has(tag)) {
+      // React opens a stream on its id's slot, which nothing else may hold.
+      const id = Number.parseInt(text.slice(2), 16);
+      if (streams.has(id) || models.has(id)) return `a stream on a slot already taken: ${text.slice(0, 20)}`;
+      streams.add(id);
+      return undefined;
+    }
+    if (tag === 'n') {
+      const digits = text.slice(2);
+      if (digits.length > BIGINT_DIGITS_LIMIT) return 'a BigInt over 300 digits';
+      try {
+        BigInt(digits);
+        return undefined;
+      } catch {
+        return 'a BigInt that is not a number';
+      }
+    }
+    if (MODEL_TAGS.has(tag) || BINARY_TAGS.has(tag)) {
+      const id = Number.parseInt(text.slice(2), 16);
+      if (Number.isNaN(id)) return `a reference without a part: ${text.slice(0, 20)}`;
+      if (MODEL_TAGS.has(tag)) {
+        const model = modelOf(id);
+        if (typeof model === 'string') return model;
+        return isModelShaped(tag, model.value)
+          ? undefined
+          : `part ${id.toString(16)} does not fit ${text.slice(0, 20)}`;
+      }
+      const part = partOf(id);
+      return part === null || typeof part === 'string' ? `part ${id.toString(16)} is not a file` : undefined;
+    }
+    // `$<id>:<key>:…`: a value written earlier, at that path in part <id>.
+    const [hexId = '', ...path] = text.slice(1).split(':');
+    const id = Number.parseInt(hexId, 16);
+    if (Number.isNaN(id)) return `a reference without a part: ${text.slice(0, 20)}`;
+    const model = modelOf(id);
+    if (typeof model === 'string') return model;
+    let value = model.value;
+    for (const key of path) {
+      // Through another reference, the path is React's to follow as it decodes.
+      if (typeof value === 'string' && value.startsWith('$')) return undefined;
+      if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) {
+        return `a reference to nothing: ${text.slice(0, 40)}`;
+      }
+      value = /** @type {Record<string, unknown>} */ (value)[key];
+    }
+    return undefined;
+  };
+
+  const root = modelOf(0);
+  if (typeof root === 'string') return root;
+  if (!Array.isArray(root.value)) return 'the arguments are not a list';
+  if (root.value.length > ACTION_ARGUMENTS_LIMIT) return `more than ${ACTION_ARGUMENTS_LIMIT} arguments`;
+  // Depth first, without recursion: JSON nested as deep as JSON.parse takes must not overflow here.
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      const problem = value.startsWith('$') ? referenceProblem(value) : undefined;
+      if (problem !== undefined) return problem;
+    } else if (typeof value === 'object' && value !== null) {
+      for (const item of Object.values(value)) pending.push(item);
+    }
+  }
+  return undefined;
 }
 
 // --- Next's own trace spans (Next 16.4.6, `server/lib/trace/constants.js`) ------------------------

@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { getDefaultIntegrations, nodeContextIntegration, spotlightIntegration } from '@sentry/nextjs';
 import {
+  ACTION_ARGUMENTS_LIMIT,
   ACTION_HEADER,
+  actionArgumentsProblem,
   BUILD_CONFIG_FILE,
   buildConfigFrom,
   CHANNEL_INJECTION_MODULE,
@@ -139,6 +141,257 @@ describe("Next's requests and answers", () => {
     expect(reducer).toMatch(/redirectHeader\?\.split\(';'\)[\s\S]{0,300}case 'replace':/);
     // Split as the reducer splits it: the whole location first, then the kind of navigation.
     expect(value.split(';')).toEqual(['/status?a=1%3Bb=2', 'replace']);
+  });
+});
+
+describe("React's encoding of a server action's arguments (Next's vendored react-server-dom-webpack)", () => {
+  const reactDom = (entry: string) => packagePath('next', `dist/compiled/react-server-dom-webpack/${entry}`);
+  type Sample = { text: string } | { parts: [string, string | { file: string }][] };
+  const bodyOf = (sample: Sample): string | FormData => {
+    if ('text' in sample) return sample.text;
+    const form = new FormData();
+    for (const [key, value] of sample.parts)
+      form.append(key, typeof value === 'string' ? value : new Blob([value.file]));
+    return form;
+  };
+
+  /**
+   * What Next's action handler makes of each sample, from React's own decoder under the
+   * `react-server` condition it needs: `ok`, or why the action would fail before its own code
+   * could (a rejected decode, a root that is not a list of at most 1,000, a promise among the
+   * arguments that rejects when awaited).
+   */
+  function nextOutcomes(samples: Sample[]): string[] {
+    const decoder = `
+      const { decodeReply, createTemporaryReferenceSet } = require(${JSON.stringify(reactDom('server.node.js'))});
+      const settle = (value) => Promise.race([
+        Promise.resolve(value).then(() => 'ok', (error) => 'rejected: ' + error.message),
+        new Promise((resolve) => setTimeout(resolve, 200, 'pending')),
+      ]);
+      (async () => {
+        const outcomes = [];
+        for (const sample of JSON.parse(require('node:fs').readFileSync(0, 'utf8'))) {
+          let body = sample.text;
+          if (body === undefined) {
+            body = new FormData();
+            for (const [key, value] of sample.parts) body.append(key, typeof value === 'string' ? value : new Blob([value.file]));
+          }
+          let args;
+          try {
+            args = await decodeReply(body, {}, { temporaryReferences: createTemporaryReferenceSet() });
+          } catch (error) {
+            outcomes.push('decode rejected: ' + error.message);
+            continue;
+          }
+          if (!Array.isArray(args) || args.length > ${ACTION_ARGUMENTS_LIMIT}) {
+            outcomes.push('not a list Next takes');
+            continue;
+          }
+          const settled = [];
+          const seen = new Set();
+          const values = [...args];
+          while (values.length > 0) {
+            const value = values.pop();
+            if (value === null || typeof value !== 'object' || seen.has(value)) continue;
+            seen.add(value);
+            if (typeof value.then === 'function') settled.push(await settle(value));
+            else if (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype) values.push(...Object.values(value));
+          }
+          outcomes.push(settled.find((outcome) => outcome !== 'ok') ?? 'ok');
+        }
+        console.log(JSON.stringify(outcomes));
+      })();`;
+    return JSON.parse(
+      execFileSync(process.execPath, ['--conditions=react-server', '-e', decoder], {
+        input: JSON.stringify(samples),
+        encoding: 'utf8',
+      }),
+    ) as string[];
+  }
+
+  it("accepts every argument list React's client encodes", async () => {
+    const client = require(reactDom('client.node.js')) as {
+      encodeReply: (args: unknown[], options?: object) => Promise<string | FormData>;
+      createServerReference: (id: string, callServer: () => Promise<unknown>) => (...args: unknown[]) => unknown;
+      createTemporaryReferenceSet: () => unknown;
+    };
+    const shared = { a: 1 };
+    const cycle: Record<string, unknown> = {};
+    cycle.self = { cycle };
+    const action = client.createServerReference('00ab', async () => undefined);
+    async function* rows() {
+      yield 1;
+      yield shared;
+    }
+    const argumentLists: unknown[][] = [
+      [],
+      ['text', '$starts with a dollar', '$', 0, -0, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY],
+      [null, undefined, true, 10n, -(2n ** 70n), new Date(0), { nested: [{ deep: ['x'] }] }],
+      [shared, shared, { again: shared, list: [shared] }],
+      [cycle],
+      [new Map([['key', shared]]), new Set([shared, 2]), [1, 2].values(), shared],
+      [Promise.resolve(shared), shared, Promise.resolve(new Map([[1, Promise.resolve('deep')]]))],
+      [
+        new Blob(['file']),
+        new Uint8Array([1]),
+        new Float64Array([1.5]),
+        new DataView(new ArrayBuffer(2)),
+        new ArrayBuffer(3),
+      ],
+      [
+        (() => {
+          const form = new FormData();
+          form.append('name', 'value');
+          form.append('upload', new Blob(['x']));
+          return form;
+        })(),
+      ],
+      [new FormData()],
+      [action, { again: action }, action.bind(null, 'bound', new Date(0))],
+      [
+        new ReadableStream({
+          start: (controller) => {
+            controller.enqueue(shared);
+            controller.close();
+          },
+        }),
+      ],
+      [
+        new ReadableStream({
+          type: 'bytes',
+          start: (controller) => {
+            controller.enqueue(new Uint8Array([1]));
+            controller.close();
+          },
+        }),
+      ],
+      [rows(), { rows: rows() }],
+      [{ callback: () => 1, symbol: Symbol('local') }],
+      Array.from({ length: ACTION_ARGUMENTS_LIMIT }, (_, index) => new Set([index])),
+    ];
+    for (const args of argumentLists) {
+      const encoded = await client.encodeReply(args, { temporaryReferences: client.createTemporaryReferenceSet() });
+      expect(
+        actionArgumentsProblem(encoded),
+        JSON.stringify(typeof encoded === 'string' ? encoded : [...encoded.keys()]),
+      ).toBeUndefined();
+    }
+  });
+
+  it('refuses what Next fails on before the action runs, each as its decoder does', () => {
+    const refused: Sample[] = [
+      { text: 'null' },
+      { text: '"$T"' },
+      { text: '{"0":1}' },
+      { text: JSON.stringify(Array.from({ length: ACTION_ARGUMENTS_LIMIT + 1 }, () => 0)) },
+      { text: '["$@1"]' },
+      { text: '["$Q1"]' },
+      { text: '["$1"]' },
+      { text: '["$"]' },
+      { text: '["$zz"]' },
+      { text: '["$n12x"]' },
+      { text: `["$n${'1'.repeat(301)}"]` },
+      { text: '["$B1"]' },
+      { text: '[{"a":1},"$0:0:b"]' },
+      { text: '["$x1","$x1"]' },
+      { parts: [['1', '"s"']] },
+      {
+        parts: [
+          ['0', '["$B1"]'],
+          ['1', 'not a file'],
+        ],
+      },
+      {
+        parts: [
+          ['0', '["$@1"]'],
+          ['1', 'not JSON'],
+        ],
+      },
+      {
+        parts: [
+          ['0', '["$Q1"]'],
+          ['1', '[1]'],
+        ],
+      },
+      {
+        parts: [
+          ['0', '["$o1"]'],
+          ['1', '"text"'],
+        ],
+      },
+    ];
+    for (const sample of refused) expect(actionArgumentsProblem(bodyOf(sample)), JSON.stringify(sample)).toBeDefined();
+    expect(nextOutcomes(refused).filter((outcome) => outcome === 'ok')).toEqual([]);
+  });
+
+  it("refuses every argument list Next's decoder fails on, of a thousand generated ones", () => {
+    let seed = 1;
+    const next = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % below;
+    };
+    const forms = [
+      '$$x',
+      '$T',
+      '$K1',
+      '$D2020',
+      '$undefined',
+      '$-0',
+      '$NaN',
+      '$n12',
+      '$n1x',
+      '$@1',
+      '$@2',
+      '$h1',
+      '$Q1',
+      '$W2',
+      '$i1',
+      '$B1',
+      '$o2',
+      '$R1',
+      '$x2',
+      '$1',
+      '$2',
+      '$0:0',
+      '$1:0',
+      '$1:a',
+      '$2:0:1',
+      '$',
+      '$zz',
+      'text',
+    ];
+    const value = (depth: number): unknown => {
+      const kind = next(5);
+      if (depth > 2 || kind === 0) return forms[next(forms.length)];
+      if (kind === 1) return next(10);
+      if (kind === 2) return { a: value(depth + 1), b: value(depth + 1) };
+      return [value(depth + 1), value(depth + 1)];
+    };
+    const samples: Sample[] = Array.from({ length: 1000 }, () => {
+      const root = JSON.stringify(next(8) === 0 ? value(1) : [value(0), value(0)]);
+      if (next(2) === 0) return { text: root };
+      const parts: [string, string | { file: string }][] = [['0', root]];
+      for (const id of ['1', '2']) {
+        const kind = next(4);
+        if (kind === 0) parts.push([id, JSON.stringify(value(1))]);
+        if (kind === 1) parts.push([id, { file: 'bytes' }]);
+        if (kind === 2) parts.push([id, 'not JSON']);
+      }
+      return { parts };
+    });
+    const outcomes = nextOutcomes(samples);
+    const missed = samples.filter(
+      (sample, index) => outcomes[index] !== 'ok' && actionArgumentsProblem(bodyOf(sample)) === undefined,
+    );
+    expect(missed).toEqual([]);
+    // The generator reaches both answers.
+    expect(outcomes.filter((outcome) => outcome === 'ok').length).toBeGreaterThan(20);
+  });
+
+  it('passes at most as many arguments as Next takes', () => {
+    expect(nextSource('server/app-render/action-handler.js')).toContain(
+      `SERVER_ACTION_ARGS_LIMIT = ${ACTION_ARGUMENTS_LIMIT};`,
+    );
   });
 });
 

@@ -1,5 +1,6 @@
 // Relative, not `@/`: next.config.ts imports this module, and its loader knows no path aliases.
 
+import { actionArgumentsProblem } from '../framework-internals.mjs';
 import { mediaTypeOf } from '../server/media-type';
 import { textResponse } from '../server/text-response';
 
@@ -45,14 +46,17 @@ export async function refuseBadActionRequest(request: Request): Promise<Response
   if (body.byteLength > ACTION_BODY_LIMIT_BYTES) {
     return textResponse(413, `Server action bodies are limited to ${ACTION_BODY_LIMIT_BYTES} bytes`);
   }
+  let args: string | FormData;
   try {
-    if (contentType === 'text/plain') {
-      JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
-    } else {
-      await new Response(body, { headers: { 'content-type': request.headers.get('content-type') ?? '' } }).formData();
-    }
+    args =
+      contentType === 'text/plain'
+        ? new TextDecoder('utf-8', { fatal: true }).decode(body)
+        : await new Response(body, {
+            headers: { 'content-type': request.headers.get('content-type') ?? '' },
+          }).formData();
   } catch {
     return textResponse(400, 'Malformed server action arguments');
   }
-  return undefined;
+  const problem = actionArgumentsProblem(args);
+  return problem === undefined ? undefined : textResponse(400, `Malformed server action arguments: ${problem}`);
 }
