@@ -255,7 +255,7 @@ const server = createServer(
         // `OPTIONS *` asks what the server as a whole takes.
         const answer =
           request.url === '*' && request.method === 'OPTIONS'
-            ? new Response(null, { status: 204, headers: { allow: NEXT_METHODS.join(', ') } })
+            ? app.secure(new Response(null, { status: 204, headers: { allow: NEXT_METHODS.join(', ') } }))
             : app.refuse(400, 'Bad request target: expected a path');
         void send(response, answer);
         return;

@@ -183,6 +183,7 @@ test('request targets that are not a path get 204 for OPTIONS *, 400 otherwise, 
   const options = await rawRequest('OPTIONS * HTTP/1.1');
   expect(options).toMatch(/^HTTP\/1\.1 204 /);
   expect(options).toMatch(/^allow: GET, HEAD, OPTIONS, POST, PUT, DELETE, PATCH$/im);
+  expect(options).toMatch(/^x-content-type-options: nosniff$/im);
   const star = await rawRequest('GET * HTTP/1.1');
   expect(star).toMatch(/^HTTP\/1\.1 400 /);
   expect(star).toMatch(/^x-content-type-options: nosniff$/im);

@@ -5,7 +5,7 @@ import { startRequestScopes, withRequestScopes } from '@/lib/observability/reque
 import { startRequestTracing, traceIfSampled } from '@/lib/observability/request-tracing';
 import { serverReportingSettings } from '@/lib/observability/server-options';
 import { startContentSecurityPolicy } from '@/lib/security/page-policies';
-import { refusal } from '@/lib/server/refusal';
+import { refusal, withSecurityHeaders } from '@/lib/server/refusal';
 import { type AppServer, provideAppServer } from '@/lib/server/seam.mjs';
 import { startTunnel } from '@/lib/tunnel/lifecycle';
 import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
@@ -54,6 +54,7 @@ export function startAppServer(): void {
       }
     },
     refuse: refusal,
+    secure: withSecurityHeaders,
     policyFor,
     isolate,
     spoolProblem: () => tunnel.spoolProblem(),

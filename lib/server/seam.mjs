@@ -25,6 +25,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * @property {(request: TunnelRequest) => Promise<Response>} handleTunnel answers the browser's POST of an envelope
  * @property {(status: number, reason: string, headers?: Record<string, string>) => Response} refuse a
  *   plain-text refusal with the security headers every response carries, for server.mjs to send
+ * @property {(response: Response) => Response} secure gives an answer of server.mjs's own that is not a
+ *   refusal (a bodiless 204) the security headers every response carries
  * @property {((url: string, method: string, cookie: string | undefined) => PagePolicy) | undefined} policyFor
  *   each production page's CSP, from the build; undefined under `next dev`
  * @property {<T>(headers: import('node:http').IncomingHttpHeaders, work: () => T) => T} isolate runs
