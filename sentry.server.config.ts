@@ -12,7 +12,7 @@ import { keepingErrorsForLater } from '@/lib/tunnel/server-envelopes';
 const options = serverSentryOptions();
 if (options) {
   // Without the SDK's culture check, which would initialize ICU at start-up (lib/framework-internals.mjs).
-  withoutSdkCultureCheck(() =>
+  withoutSdkCultureCheck(process.versions, () =>
     Sentry.init({
       ...options,
       // Sentry reports the server's errors; OpenTelemetry's SDK records its spans, which go to Sentry

@@ -534,19 +534,21 @@ export function errorOnlyIntegrations(defaults) {
 
 /**
  * Runs Sentry's `init` with the culture check of its `Context` integration skipped; puts
- * `process.versions.icu` back whatever `init` does.
+ * `versions.icu` back whatever `init` does.
  * @template T
+ * @param {NodeJS.ProcessVersions} versions the server's `process.versions`, from its caller: this
+ *   module is bundled for the edge runtime and the browser too, whose bundlers warn of `process`
  * @param {() => T} init
  * @returns {T}
  */
-export function withoutSdkCultureCheck(init) {
-  const icu = Object.getOwnPropertyDescriptor(process.versions, 'icu');
+export function withoutSdkCultureCheck(versions, init) {
+  const icu = Object.getOwnPropertyDescriptor(versions, 'icu');
   if (icu === undefined || icu.configurable !== true) return init();
-  Object.defineProperty(process.versions, 'icu', { ...icu, value: undefined });
+  Object.defineProperty(versions, 'icu', { ...icu, value: undefined });
   try {
     return init();
   } finally {
-    Object.defineProperty(process.versions, 'icu', icu);
+    Object.defineProperty(versions, 'icu', icu);
   }
 }
 

@@ -448,11 +448,11 @@ describe("Sentry's culture check (@sentry/node-core, integrations/context.js)", 
       // The check is still there, built eagerly: otherwise the workaround has nothing to skip.
       expect(formats).toHaveBeenCalled();
       formats.mockClear();
-      const built = withoutSdkCultureCheck(() => nodeContextIntegration());
+      const built = withoutSdkCultureCheck(process.versions, () => nodeContextIntegration());
       expect(built.name).toBe('Context');
       expect(formats).not.toHaveBeenCalled();
       expect(() =>
-        withoutSdkCultureCheck(() => {
+        withoutSdkCultureCheck(process.versions, () => {
           throw new Error('init failed');
         }),
       ).toThrow('init failed');
