@@ -85,6 +85,14 @@ const cases: Hostile[] = [
       '--x\r\nContent-Disposition: form-data; name="1"\r\n\r\n"s"\r\n--x--\r\n',
     ),
   },
+  {
+    name: 'action: a Map whose part comes after the list',
+    expected: 400,
+    ...action(
+      { 'content-type': 'multipart/form-data; boundary=x' },
+      '--x\r\nContent-Disposition: form-data; name="0"\r\n\r\n["$Q1"]\r\n--x\r\nContent-Disposition: form-data; name="1"\r\n\r\n[]\r\n--x--\r\n',
+    ),
+  },
   { name: 'action: a JSON content type', expected: 415, ...action({ 'content-type': 'application/json' }) },
   { name: 'action: a gzip bomb', expected: 415, ...action({ 'content-encoding': 'gzip' }, gzipBomb) },
   // Next's static file server refuses these and Next answers its refusal as a 500 (vercel/next.js#92141).

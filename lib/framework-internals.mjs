@@ -160,29 +160,52 @@ export function reloadingActionHeaders(location) {
 }
 
 // --- A server action's arguments: React's reply encoding (React 19.3, as vendored in Next 16.4.6,
-// `compiled/react-server-dom-webpack`, the server's `parseModelString`) ----------------------------
+// `compiled/react-server-dom-webpack`: the client's `processReply`, the server's `parseModelString`,
+// `reviveModel`, `getOutlinedModel`, `decodeReplyFromBusboy`) --------------------------------------
 // React's client encodes an action's arguments as one JSON list (text/plain), or as form parts when
-// a value needs more than JSON (multipart): part `0` is the list, and a string starting with `$` is
-// a value JSON has no word for, or a reference to another part by its id in hex. Next decodes the
-// arguments inside its action handler, where anything React cannot decode, a root that is not a
-// list, or more than 1,000 arguments (`SERVER_ACTION_ARGS_LIMIT`, `app-render/action-handler.js`)
-// is answered as the action's own failure: a 500 and an error event. What React's client never
-// writes is named here, so that it can be refused as a 400 before Next starts.
+// a value needs more than JSON (multipart): part `0` is the list, other parts are named by their id
+// in decimal, rows of a stream `S<id>`, and a string starting with `$` is a value JSON has no word
+// for, or a reference to another part by its id in hex. Next decodes the arguments inside its
+// action handler, multipart as the parts stream in, where anything React cannot decode, a root that
+// is not a list, or more than 1,000 arguments (`SERVER_ACTION_ARGS_LIMIT`,
+// `app-render/action-handler.js`) is answered as the action's own failure: a 500 and an error event.
+// What React's client never writes, and React's decoder would fail on, is named here, so that it
+// can be refused as a 400 before Next starts. Not covered: a server function among the arguments
+// whose id the build does not know, React's limit on array slots, a stream's rows (read only as the
+// action reads them).
 
 /** The most arguments Next passes to an action. */
 export const ACTION_ARGUMENTS_LIMIT = 1000;
 // React refuses a longer BigInt.
 const BIGINT_DIGITS_LIMIT = 300;
-// Decoded from the string alone: `$$` an escaped `$`, `$T` a value that stayed in the browser,
-// `$K` a FormData (its entries may be none), `$D` a date, `$u` undefined, `$I`, `$-` and `$N` the
-// numbers JSON has not, `$H` nothing.
-const SELF_CONTAINED_TAGS = new Set(['$', 'T', 'K', 'D', 'u', 'I', '-', 'N', 'H']);
-// Another part holding JSON: a promise's value, a server function, a Map, a Set, an iterator.
+// React's decoder recurses once per level of nesting, and overflowed Node's stack at about 4,600
+// levels; React's client writes no more than JSON.stringify can, about 2,200 in Node.
+const NESTING_LIMIT = 3000;
+// How many references to references a path may go through.
+const PATH_HOPS_LIMIT = 32;
+// Decoded from the string alone: `$$` an escaped `$`, `$K` a FormData (its entries may be none),
+// `$D` a date, `$u` undefined, `$I`, `$-` and `$N` the numbers JSON has not, `$H` nothing. `$T`,
+// a value that stayed in the browser, too, where no key above it has a `:`.
+const SELF_CONTAINED_TAGS = new Set(['$', 'K', 'D', 'u', 'I', '-', 'N', 'H']);
+// Another part holding JSON: a promise's value, a server function, a Map, a Set, an iterator. Only
+// a promise's part may come after the part that refers to it; a Map's, a Set's or an iterator's
+// is turned into its value once.
 const MODEL_TAGS = new Set(['@', 'h', 'Q', 'W', 'i']);
-// Another part holding a file: a Blob, an ArrayBuffer, a typed array or a DataView.
-const BINARY_TAGS = new Set(['B', 'A', 'O', 'o', 'U', 'S', 's', 'L', 'l', 'G', 'g', 'M', 'm', 'V']);
-// A stream or async iterator, whose rows React reads only as the action reads them.
+const BUILT_ONCE_TAGS = new Set(['Q', 'W', 'i']);
+// Another part holding a file, turned into its value once: a Blob, or an ArrayBuffer, typed array
+// or DataView of the file's bytes, by the size of their element, which holds the id's slot.
+/** @type {Record<string, number>} */
+const BINARY_ELEMENT_BYTES = { B: 1, A: 1, V: 1, O: 1, o: 1, U: 1, S: 2, s: 2, L: 4, l: 4, G: 4, g: 8, M: 8, m: 8 };
+// A stream or async iterator, opened on its id's slot, which nothing else may hold.
 const STREAM_TAGS = new Set(['R', 'r', 'X', 'x']);
+const TAGS = new Set([
+  ...SELF_CONTAINED_TAGS,
+  'T',
+  'n',
+  ...MODEL_TAGS,
+  ...Object.keys(BINARY_ELEMENT_BYTES),
+  ...STREAM_TAGS,
+]);
 
 /**
  * Whether a part's JSON is what React builds the value a model tag names from: a Map from a list
@@ -205,52 +228,171 @@ function isModelShaped(tag, value) {
 }
 
 /**
+ * Whether part `id`, whose JSON is `value`, is a promise of a promise … of itself, which React
+ * rejects as a cycle once awaited. A promise's value is never a promise, so no client writes one.
+ * @param {Map<number, Part>} parts
+ * @param {number} id
+ * @param {unknown} value
+ */
+function isPromiseOfItself(parts, id, value) {
+  const seen = new Set([id]);
+  for (let next = value; typeof next === 'string' && next.startsWith('$@'); ) {
+    const nextId = Number.parseInt(next.slice(2), 16);
+    if (seen.has(nextId)) return true;
+    seen.add(nextId);
+    const part = parts.get(nextId);
+    if (typeof part?.value !== 'string') return false;
+    try {
+      next = JSON.parse(part.value);
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+/**
+ * @typedef {object} Part
+ * @property {string | Blob} value
+ * @property {number} position its place in the body: React reads the parts as they arrive
+ */
+
+/**
+ * A body's parts by id, as React's decoder finds them; a string naming the problem when a part's
+ * name is one React would read as a part's but not as its client writes it, or comes twice.
+ * @param {string | FormData} body
+ * @returns {Map<number, Part> | string}
+ */
+function partsOf(body) {
+  if (typeof body === 'string') return new Map([[0, { value: body, position: 0 }]]);
+  /** @type {Map<number, Part>} */
+  const parts = new Map();
+  let position = 0;
+  for (const [name, value] of body) {
+    position += 1;
+    // A stream's rows share their name; a FormData argument's entries start with `_`.
+    if (name.startsWith('S')) continue;
+    // React takes a part's id as `+name`: `''`, `' 1'` or `'0x1'` would stand for a part too.
+    const id = Number(name);
+    if (Number.isNaN(id)) continue;
+    if (name !== String(id)) return `a part named ${JSON.stringify(name.slice(0, 20))}`;
+    if (parts.has(id)) return `part ${id} comes twice`;
+    parts.set(id, { value, position });
+  }
+  return parts;
+}
+
+/**
  * What makes a server action's arguments something React's client never sends, and Next would
  * answer with a 500; undefined when there is nothing. Decodes nothing beyond JSON, runs nothing.
  * @param {string | FormData} body a text/plain body as text, or a multipart body's parts
  * @returns {string | undefined}
  */
 export function actionArgumentsProblem(body) {
-  /** @param {number} id */
-  const partOf = (id) => (typeof body === 'string' ? (id === 0 ? body : null) : body.get(String(id)));
+  const parts = partsOf(body);
+  if (typeof parts === 'string') return parts;
   /** @type {Map<number, unknown>} every JSON part read, by id */
   const models = new Map();
-  /** @type {Set<number>} the ids streams were opened on */
-  const streams = new Set();
-  /** @type {unknown[]} values still to look into */
+  /**
+   * What holds each id's slot in React's decoder: the part's JSON, a typed array of its bytes, or a
+   * stream. Only JSON may be read there more than once.
+   * @type {Map<number, 'JSON' | 'a typed array' | 'a stream'>}
+   */
+  const slots = new Map();
+  /** @type {Set<string>} the parts turned into a value once: a Map, a Set or an iterator (`Q1`), a Blob (`B2`) */
+  const built = new Set();
+
+  /** @param {number} id @param {'JSON' | 'a typed array' | 'a stream'} holder */
+  const takeSlot = (id, holder) => {
+    const taken = slots.get(id);
+    if (taken === undefined) slots.set(id, holder);
+    else if (taken !== holder || holder !== 'JSON') return `part ${id} is read as ${taken} and as ${holder}`;
+    return undefined;
+  };
+  /** @typedef {{ value: unknown, position: number, depth: number, underColon: boolean }} Pending */
+  /** @type {Pending[]} values still to look into: objects, and strings starting with `$` */
   const pending = [];
 
-  /** The JSON in part `id`, read and queued once; a string naming the problem if there is none. */
-  const modelOf = (/** @type {number} */ id) => {
+  /** @param {unknown} value @param {Omit<Pending, 'value'>} at */
+  const enqueue = (value, at) => {
+    if ((typeof value === 'object' && value !== null) || (typeof value === 'string' && value.startsWith('$'))) {
+      pending.push({ ...at, value });
+    }
+  };
+
+  /**
+   * The JSON in part `id`, read and queued once; a string naming the problem if there is none.
+   * @param {number} id
+   * @param {Pending} from what refers to it
+   * @param {boolean} mayComeLater whether the part may arrive after the one referring to it
+   */
+  const modelOf = (id, from, mayComeLater) => {
+    const name = id === 0 ? 'the argument list' : `part ${id}`;
+    const part = parts.get(id);
+    if (part === undefined || typeof part.value !== 'string') return `${name} is missing or not text`;
+    if (!mayComeLater && part.position > from.position) return `${name} comes after what refers to it`;
+    const slotProblem = takeSlot(id, 'JSON');
+    if (slotProblem !== undefined) return slotProblem;
     if (models.has(id)) return { value: models.get(id) };
-    if (streams.has(id)) return `part ${id.toString(16)} is a stream`;
-    const name = id === 0 ? 'the argument list' : `part ${id.toString(16)}`;
-    const part = partOf(id);
-    if (typeof part !== 'string') return `${name} is missing or not text`;
     try {
-      const value = JSON.parse(part);
+      const value = JSON.parse(part.value);
+      if (isPromiseOfItself(parts, id, value)) return `${name} is a promise of itself`;
       models.set(id, value);
-      pending.push(value);
+      enqueue(value, { position: part.position, depth: from.depth + 1, underColon: false });
       return { value };
     } catch {
       return `${name} is not JSON`;
     }
   };
 
-  /** @param {string} text a string starting with `$` */
-  const referenceProblem = (text) => {
+  /** @type {Map<string, { value: unknown } | string>} the references a path went through, and where they led */
+  const followed = new Map();
+
+  /**
+   * The value a `$<id>:<key>:…` reference names; a string naming the problem when React would
+   * not find it (it follows keys of plain objects and lists, and references to other parts).
+   * @param {string} text
+   * @param {Pending} from
+   * @param {number} hops
+   * @returns {{ value: unknown } | string}
+   */
+  const referenced = (text, from, hops) => {
+    // A path follows nesting, which goes no deeper than NESTING_LIMIT: one longer leads nowhere.
+    const [hexId = '', ...path] = text.slice(1).split(':', NESTING_LIMIT + 2);
+    if (path.length > NESTING_LIMIT) return `a reference with a path over ${NESTING_LIMIT} keys`;
+    const id = Number.parseInt(hexId, 16);
+    if (Number.isNaN(id)) return `a reference without a part: ${text.slice(0, 20)}`;
+    const model = modelOf(id, from, false);
+    if (typeof model === 'string') return model;
+    let { value } = model;
+    for (const key of path) {
+      if (typeof value === 'string' && value.startsWith('$') && !TAGS.has(value[1] ?? '')) {
+        if (hops >= PATH_HOPS_LIMIT) return `a reference through too many others: ${text.slice(0, 40)}`;
+        // Followed once each, so that a body's paths cost no more than their length.
+        let through = followed.get(value);
+        if (through === undefined) {
+          through = referenced(value, { ...from, position: Number.POSITIVE_INFINITY }, hops + 1);
+          followed.set(value, through);
+        }
+        if (typeof through === 'string') return through;
+        value = through.value;
+      }
+      if (key === '__proto__' || typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) {
+        return `a reference to nothing: ${text.slice(0, 40)}`;
+      }
+      value = /** @type {Record<string, unknown>} */ (value)[key];
+    }
+    return { value };
+  };
+
+  /** @param {string} text a string starting with `$` @param {Pending} from */
+  const referenceProblem = (text, from) => {
     const tag = text[1] ?? '';
     if (SELF_CONTAINED_TAGS.has(tag)) return undefined;
-    if (STREAM_TAGS.has(tag)) {
-      // React opens a stream on its id's slot, which nothing else may hold.
-      const id = Number.parseInt(text.slice(2), 16);
-      if (streams.has(id) || models.has(id)) return `a stream on a slot already taken: ${text.slice(0, 20)}`;
-      streams.add(id);
-      return undefined;
-    }
+    if (tag === 'T') return from.underColon ? 'a value left in the browser under a key with a colon' : undefined;
     if (tag === 'n') {
       const digits = text.slice(2);
-      if (digits.length > BIGINT_DIGITS_LIMIT) return 'a BigInt over 300 digits';
+      if (digits.length > BIGINT_DIGITS_LIMIT) return `a BigInt over ${BIGINT_DIGITS_LIMIT} digits`;
       try {
         BigInt(digits);
         return undefined;
@@ -258,49 +400,55 @@ export function actionArgumentsProblem(body) {
         return 'a BigInt that is not a number';
       }
     }
-    if (MODEL_TAGS.has(tag) || BINARY_TAGS.has(tag)) {
-      const id = Number.parseInt(text.slice(2), 16);
-      if (Number.isNaN(id)) return `a reference without a part: ${text.slice(0, 20)}`;
-      if (MODEL_TAGS.has(tag)) {
-        const model = modelOf(id);
-        if (typeof model === 'string') return model;
-        return isModelShaped(tag, model.value)
-          ? undefined
-          : `part ${id.toString(16)} does not fit ${text.slice(0, 20)}`;
-      }
-      const part = partOf(id);
-      return part === null || typeof part === 'string' ? `part ${id.toString(16)} is not a file` : undefined;
+    if (!TAGS.has(tag)) {
+      const target = referenced(text, from, 0);
+      return typeof target === 'string' ? target : undefined;
     }
-    // `$<id>:<key>:…`: a value written earlier, at that path in part <id>.
-    const [hexId = '', ...path] = text.slice(1).split(':');
-    const id = Number.parseInt(hexId, 16);
+    const id = Number.parseInt(text.slice(2), 16);
     if (Number.isNaN(id)) return `a reference without a part: ${text.slice(0, 20)}`;
-    const model = modelOf(id);
-    if (typeof model === 'string') return model;
-    let value = model.value;
-    for (const key of path) {
-      // Through another reference, the path is React's to follow as it decodes.
-      if (typeof value === 'string' && value.startsWith('$')) return undefined;
-      if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) {
-        return `a reference to nothing: ${text.slice(0, 40)}`;
-      }
-      value = /** @type {Record<string, unknown>} */ (value)[key];
+    if (STREAM_TAGS.has(tag)) return takeSlot(id, 'a stream');
+    if (BUILT_ONCE_TAGS.has(tag) || tag === 'B') {
+      const onceKey = `${tag === 'B' ? 'B' : 'Q'}${id}`;
+      if (built.has(onceKey)) return `part ${id} is referred to twice: ${text.slice(0, 20)}`;
+      built.add(onceKey);
     }
-    return undefined;
+    if (MODEL_TAGS.has(tag)) {
+      const model = modelOf(id, from, tag === '@');
+      if (typeof model === 'string') return model;
+      return isModelShaped(tag, model.value) ? undefined : `part ${id} does not fit ${text.slice(0, 20)}`;
+    }
+    const part = parts.get(id);
+    if (part === undefined || typeof part.value === 'string') return `part ${id} is not a file`;
+    if (part.position > from.position) return `part ${id} comes after what refers to it`;
+    if (tag !== 'B') {
+      const slotProblem = takeSlot(id, 'a typed array');
+      if (slotProblem !== undefined) return slotProblem;
+    }
+    const elementBytes = BINARY_ELEMENT_BYTES[tag] ?? 1;
+    return part.value.size % elementBytes === 0
+      ? undefined
+      : `part ${id} is not a whole number of ${text.slice(0, 2)} elements`;
   };
 
-  const root = modelOf(0);
+  const root = modelOf(0, { value: undefined, position: 0, depth: 0, underColon: false }, true);
   if (typeof root === 'string') return root;
   if (!Array.isArray(root.value)) return 'the arguments are not a list';
   if (root.value.length > ACTION_ARGUMENTS_LIMIT) return `more than ${ACTION_ARGUMENTS_LIMIT} arguments`;
   // Depth first, without recursion: JSON nested as deep as JSON.parse takes must not overflow here.
-  while (pending.length > 0) {
-    const value = pending.pop();
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.depth > NESTING_LIMIT) return `arguments nested over ${NESTING_LIMIT} levels deep`;
+    const { value } = next;
     if (typeof value === 'string') {
-      const problem = value.startsWith('$') ? referenceProblem(value) : undefined;
+      const problem = referenceProblem(value, next);
       if (problem !== undefined) return problem;
-    } else if (typeof value === 'object' && value !== null) {
-      for (const item of Object.values(value)) pending.push(item);
+    } else if (Array.isArray(value)) {
+      for (const item of value) enqueue(item, { ...next, depth: next.depth + 1 });
+    } else {
+      for (const [key, item] of Object.entries(/** @type {object} */ (value))) {
+        // React drops a `__proto__` key unread.
+        if (key !== '__proto__')
+          enqueue(item, { ...next, depth: next.depth + 1, underColon: next.underColon || key.includes(':') });
+      }
     }
   }
   return undefined;

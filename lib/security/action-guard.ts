@@ -48,9 +48,10 @@ export async function refuseBadActionRequest(request: Request): Promise<Response
   }
   let args: string | FormData;
   try {
+    // The BOM kept, as Next reads the body: JSON with one in front is not JSON.
     args =
       contentType === 'text/plain'
-        ? new TextDecoder('utf-8', { fatal: true }).decode(body)
+        ? new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body)
         : await new Response(body, {
             headers: { 'content-type': request.headers.get('content-type') ?? '' },
           }).formData();
