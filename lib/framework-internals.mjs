@@ -309,21 +309,25 @@ export function actionArgumentsProblem(body) {
     else if (taken !== holder || holder !== 'JSON') return `part ${id} is read as ${taken} and as ${holder}`;
     return undefined;
   };
-  /** @typedef {{ value: unknown, position: number, depth: number, underColon: boolean }} Pending */
-  /** @type {Pending[]} values still to look into: objects, and strings starting with `$` */
+  /**
+   * Where a value sits: its part's place in the body, how deep, and whether a key above it has a
+   * `:`. Shared by the values of one list or object: a body of a million small values costs a
+   * million pushes, not a million objects.
+   * @typedef {{ position: number, depth: number, underColon: boolean }} Context
+   */
+  /** @type {unknown[]} values still to look into: objects, and strings starting with `$` */
   const pending = [];
+  /** @type {Context[]} each pending value's context, at the same index */
+  const pendingContexts = [];
 
-  /** @param {unknown} value @param {Omit<Pending, 'value'>} at */
-  const enqueue = (value, at) => {
-    if ((typeof value === 'object' && value !== null) || (typeof value === 'string' && value.startsWith('$'))) {
-      pending.push({ ...at, value });
-    }
-  };
+  /** @param {unknown} value */
+  const isWorthALook = (value) =>
+    (typeof value === 'object' && value !== null) || (typeof value === 'string' && value.startsWith('$'));
 
   /**
    * The JSON in part `id`, read and queued once; a string naming the problem if there is none.
    * @param {number} id
-   * @param {Pending} from what refers to it
+   * @param {Context} from what refers to it
    * @param {boolean} mayComeLater whether the part may arrive after the one referring to it
    */
   const modelOf = (id, from, mayComeLater) => {
@@ -338,7 +342,10 @@ export function actionArgumentsProblem(body) {
       const value = JSON.parse(part.value);
       if (isPromiseOfItself(parts, id, value)) return `${name} is a promise of itself`;
       models.set(id, value);
-      enqueue(value, { position: part.position, depth: from.depth + 1, underColon: false });
+      if (isWorthALook(value)) {
+        pending.push(value);
+        pendingContexts.push({ position: part.position, depth: from.depth + 1, underColon: false });
+      }
       return { value };
     } catch {
       return `${name} is not JSON`;
@@ -352,7 +359,7 @@ export function actionArgumentsProblem(body) {
    * The value a `$<id>:<key>:…` reference names; a string naming the problem when React would
    * not find it (it follows keys of plain objects and lists, and references to other parts).
    * @param {string} text
-   * @param {Pending} from
+   * @param {Context} from
    * @param {number} hops
    * @returns {{ value: unknown } | string}
    */
@@ -385,7 +392,7 @@ export function actionArgumentsProblem(body) {
     return { value };
   };
 
-  /** @param {string} text a string starting with `$` @param {Pending} from */
+  /** @param {string} text a string starting with `$` @param {Context} from */
   const referenceProblem = (text, from) => {
     const tag = text[1] ?? '';
     if (SELF_CONTAINED_TAGS.has(tag)) return undefined;
@@ -430,24 +437,45 @@ export function actionArgumentsProblem(body) {
       : `part ${id} is not a whole number of ${text.slice(0, 2)} elements`;
   };
 
-  const root = modelOf(0, { value: undefined, position: 0, depth: 0, underColon: false }, true);
+  const root = modelOf(0, { position: 0, depth: 0, underColon: false }, true);
   if (typeof root === 'string') return root;
   if (!Array.isArray(root.value)) return 'the arguments are not a list';
   if (root.value.length > ACTION_ARGUMENTS_LIMIT) return `more than ${ACTION_ARGUMENTS_LIMIT} arguments`;
   // Depth first, without recursion: JSON nested as deep as JSON.parse takes must not overflow here.
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    if (next.depth > NESTING_LIMIT) return `arguments nested over ${NESTING_LIMIT} levels deep`;
-    const { value } = next;
+  while (pending.length > 0) {
+    const value = pending.pop();
+    const context = /** @type {Context} */ (pendingContexts.pop());
+    if (context.depth > NESTING_LIMIT) return `arguments nested over ${NESTING_LIMIT} levels deep`;
     if (typeof value === 'string') {
-      const problem = referenceProblem(value, next);
+      const problem = referenceProblem(value, context);
       if (problem !== undefined) return problem;
-    } else if (Array.isArray(value)) {
-      for (const item of value) enqueue(item, { ...next, depth: next.depth + 1 });
-    } else {
-      for (const [key, item] of Object.entries(/** @type {object} */ (value))) {
-        // React drops a `__proto__` key unread.
-        if (key !== '__proto__')
-          enqueue(item, { ...next, depth: next.depth + 1, underColon: next.underColon || key.includes(':') });
+      continue;
+    }
+    /** @type {Context | undefined} */
+    let inside;
+    if (Array.isArray(value)) {
+      for (const item of value) {
+        if (!isWorthALook(item)) continue;
+        inside ??= { ...context, depth: context.depth + 1 };
+        pending.push(item);
+        pendingContexts.push(inside);
+      }
+      continue;
+    }
+    /** @type {Context | undefined} */
+    let insideColonKey;
+    const record = /** @type {Record<string, unknown>} */ (value);
+    for (const key in record) {
+      const item = record[key];
+      // React drops a `__proto__` key unread.
+      if (!isWorthALook(item) || key === '__proto__') continue;
+      pending.push(item);
+      if (key.includes(':')) {
+        insideColonKey ??= { ...context, depth: context.depth + 1, underColon: true };
+        pendingContexts.push(insideColonKey);
+      } else {
+        inside ??= { ...context, depth: context.depth + 1 };
+        pendingContexts.push(inside);
       }
     }
   }
