@@ -169,31 +169,37 @@ export function reloadingActionHeaders(location) {
 // action handler, multipart as the parts stream in, where anything React cannot decode, a root that
 // is not a list, or more than 1,000 arguments (`SERVER_ACTION_ARGS_LIMIT`,
 // `app-render/action-handler.js`) is answered as the action's own failure: a 500 and an error event.
-// What React's client never writes, and React's decoder would fail on, is named here, so that it
-// can be refused as a 400 before Next starts. Not covered: a server function among the arguments
-// whose id the build does not know, React's limit on array slots, a stream's rows (read only as the
-// action reads them).
+// What React's decoder would fail on is named here, so that it can be refused as a 400 before Next
+// starts. React decodes part `0` as it arrives, and with it, depth first in document order, every
+// part it refers to but a promise's, which must have arrived by then; a promise's part is decoded
+// once awaited, the same way. Not covered: a server function among the arguments whose id the
+// build does not know, React's limit on array slots, a stream's rows (read as the action reads
+// them), and a server function whose bound arguments refer back into the list (React waits on
+// itself: the request hangs).
 
-/** The most arguments Next passes to an action. */
+/** The most arguments Next passes to an action, and React to a server function's bound ones. */
 export const ACTION_ARGUMENTS_LIMIT = 1000;
 // React refuses a longer BigInt.
 const BIGINT_DIGITS_LIMIT = 300;
 // React's decoder recurses once per level of nesting, and overflowed Node's stack at about 4,600
-// levels; React's client writes no more than JSON.stringify can, about 2,200 in Node.
+// levels, sooner through references between parts, each a few calls deep; React's client writes
+// no more than JSON.stringify can, about 2,200 levels in Node.
 const NESTING_LIMIT = 3000;
+const PART_REFERENCE_DEPTH = 4;
 // How many references to references a path may go through.
 const PATH_HOPS_LIMIT = 32;
 // Decoded from the string alone: `$$` an escaped `$`, `$K` a FormData (its entries may be none),
-// `$D` a date, `$u` undefined, `$I`, `$-` and `$N` the numbers JSON has not, `$H` nothing. `$T`,
-// a value that stayed in the browser, too, where no key above it has a `:`.
+// `$D` a date, `$I`, `$-` and `$N` the numbers JSON has not, `$u` undefined and `$H` nothing (an
+// object's key holding either is dropped). `$T`, a value that stayed in the browser, too, where no
+// key above it has a `:`.
 const SELF_CONTAINED_TAGS = new Set(['$', 'K', 'D', 'u', 'I', '-', 'N', 'H']);
-// Another part holding JSON: a promise's value, a server function, a Map, a Set, an iterator. Only
-// a promise's part may come after the part that refers to it; a Map's, a Set's or an iterator's
-// is turned into its value once.
+const NOTHING_TAGS = new Set(['u', 'H']);
+// Another part holding JSON: a promise's value, a server function, a Map, a Set, an iterator. A
+// Map's, a Set's or an iterator's part is turned into its value once.
 const MODEL_TAGS = new Set(['@', 'h', 'Q', 'W', 'i']);
 const BUILT_ONCE_TAGS = new Set(['Q', 'W', 'i']);
-// Another part holding a file, turned into its value once: a Blob, or an ArrayBuffer, typed array
-// or DataView of the file's bytes, by the size of their element, which holds the id's slot.
+// Another part holding a file: a Blob, or an ArrayBuffer, typed array or DataView of the file's
+// bytes, by the size of their element, which holds the id's slot.
 /** @type {Record<string, number>} */
 const BINARY_ELEMENT_BYTES = { B: 1, A: 1, V: 1, O: 1, o: 1, U: 1, S: 2, s: 2, L: 4, l: 4, G: 4, g: 8, M: 8, m: 8 };
 // A stream or async iterator, opened on its id's slot, which nothing else may hold.
@@ -206,6 +212,9 @@ const TAGS = new Set([
   ...Object.keys(BINARY_ELEMENT_BYTES),
   ...STREAM_TAGS,
 ]);
+
+/** @param {unknown} value */
+const isReference = (value) => typeof value === 'string' && value.startsWith('$');
 
 /**
  * Whether a part's JSON is what React builds the value a model tag names from: a Map from a list
@@ -228,79 +237,136 @@ function isModelShaped(tag, value) {
 }
 
 /**
- * Whether part `id`, whose JSON is `value`, is a promise of a promise … of itself, which React
- * rejects as a cycle once awaited. A promise's value is never a promise, so no client writes one.
- * @param {Map<number, Part>} parts
- * @param {number} id
- * @param {unknown} value
- */
-function isPromiseOfItself(parts, id, value) {
-  const seen = new Set([id]);
-  for (let next = value; typeof next === 'string' && next.startsWith('$@'); ) {
-    const nextId = Number.parseInt(next.slice(2), 16);
-    if (seen.has(nextId)) return true;
-    seen.add(nextId);
-    const part = parts.get(nextId);
-    if (typeof part?.value !== 'string') return false;
-    try {
-      next = JSON.parse(part.value);
-    } catch {
-      return false;
-    }
-  }
-  return false;
-}
-
-/**
  * @typedef {object} Part
  * @property {string | Blob} value
  * @property {number} position its place in the body: React reads the parts as they arrive
  */
 
 /**
+ * @typedef {object} Parts
+ * @property {Map<number, Part>} byId
+ * @property {Set<number>} streamRows the ids rows of a stream were sent for
+ */
+
+/**
  * A body's parts by id, as React's decoder finds them; a string naming the problem when a part's
  * name is one React would read as a part's but not as its client writes it, or comes twice.
  * @param {string | FormData} body
- * @returns {Map<number, Part> | string}
+ * @returns {Parts | string}
  */
 function partsOf(body) {
-  if (typeof body === 'string') return new Map([[0, { value: body, position: 0 }]]);
+  if (typeof body === 'string') return { byId: new Map([[0, { value: body, position: 0 }]]), streamRows: new Set() };
   /** @type {Map<number, Part>} */
-  const parts = new Map();
+  const byId = new Map();
+  const streamRows = new Set();
   let position = 0;
   for (const [name, value] of body) {
     position += 1;
     // A stream's rows share their name; a FormData argument's entries start with `_`.
-    if (name.startsWith('S')) continue;
+    if (name.startsWith('S')) {
+      const id = Number(name.slice(1));
+      if (name.length > 1 && !Number.isNaN(id)) streamRows.add(id);
+      continue;
+    }
     // React takes a part's id as `+name`: `''`, `' 1'` or `'0x1'` would stand for a part too.
     const id = Number(name);
     if (Number.isNaN(id)) continue;
     if (name !== String(id)) return `a part named ${JSON.stringify(name.slice(0, 20))}`;
-    if (parts.has(id)) return `part ${id} comes twice`;
-    parts.set(id, { value, position });
+    if (byId.has(id)) return `part ${id} comes twice`;
+    byId.set(id, { value, position });
   }
-  return parts;
+  return { byId, streamRows };
 }
 
 /**
- * What makes a server action's arguments something React's client never sends, and Next would
- * answer with a 500; undefined when there is nothing. Decodes nothing beyond JSON, runs nothing.
+ * What in a server action's arguments React's decoder would fail on, where Next would answer with
+ * a 500; undefined when there is nothing. Decodes nothing beyond JSON, runs nothing.
  * @param {string | FormData} body a text/plain body as text, or a multipart body's parts
  * @returns {string | undefined}
  */
 export function actionArgumentsProblem(body) {
   const parts = partsOf(body);
   if (typeof parts === 'string') return parts;
-  /** @type {Map<number, unknown>} every JSON part read, by id */
-  const models = new Map();
+  /** @type {Map<number, { value: unknown } | string>} each part's JSON, or why it has none */
+  const json = new Map();
+  /** @type {Set<number>} the parts whose values were queued to be looked into */
+  const walked = new Set();
   /**
    * What holds each id's slot in React's decoder: the part's JSON, a typed array of its bytes, or a
    * stream. Only JSON may be read there more than once.
    * @type {Map<number, 'JSON' | 'a typed array' | 'a stream'>}
    */
   const slots = new Map();
-  /** @type {Set<string>} the parts turned into a value once: a Map, a Set or an iterator (`Q1`), a Blob (`B2`) */
+  /** @type {Set<number>} the parts turned into a Map, a Set or an iterator */
   const built = new Set();
+  /** @type {Map<number, boolean>} whether awaiting a part's promise would await itself */
+  const circular = new Map();
+  /** @type {Map<string, { value: unknown } | string>} the references a path went through, and where they led */
+  const followed = new Map();
+
+  /**
+   * Where a value is decoded: by when its parts must have arrived (the place of the part whose
+   * arrival decodes it), how deep in React's decoder, whether a key above it has a `:`. Shared by
+   * the values of one list or object: a body of a million small values costs a million pushes.
+   * @typedef {{ arrivedBy: number, depth: number, underColon: boolean }} Context
+   */
+  /** @type {unknown[]} values still to look into, in document order from the end: objects, and references */
+  const pending = [];
+  /** @type {Context[]} each pending value's context, at the same index */
+  const pendingContexts = [];
+  /** @type {{ id: number, arrivedBy: number }[]} promises' parts, decoded once the list is */
+  const awaited = [];
+
+  /** @param {number} id */
+  const nameOf = (id) => (id === 0 ? 'the argument list' : `part ${id}`);
+
+  /** @param {number} id */
+  const jsonOf = (id) => {
+    let result = json.get(id);
+    if (result === undefined) {
+      const part = parts.byId.get(id);
+      if (part === undefined || typeof part.value !== 'string') result = `${nameOf(id)} is missing or not text`;
+      else {
+        try {
+          result = { value: JSON.parse(part.value) };
+        } catch {
+          result = `${nameOf(id)} is not JSON`;
+        }
+      }
+      json.set(id, result);
+    }
+    return result;
+  };
+
+  /**
+   * Whether awaiting part `id`'s promise awaits a promise … of itself, which React rejects as a
+   * cycle. Each part is followed once.
+   * @param {number} id
+   */
+  const isCircular = (id) => {
+    /** @type {number[]} */
+    const chain = [];
+    const onChain = new Set();
+    let answer = false;
+    for (let next = id; ; ) {
+      const known = circular.get(next);
+      if (known !== undefined) {
+        answer = known;
+        break;
+      }
+      if (onChain.has(next)) {
+        answer = true;
+        break;
+      }
+      chain.push(next);
+      onChain.add(next);
+      const model = jsonOf(next);
+      if (typeof model === 'string' || typeof model.value !== 'string' || !model.value.startsWith('$@')) break;
+      next = Number.parseInt(model.value.slice(2), 16);
+    }
+    for (const link of chain) circular.set(link, answer);
+    return answer;
+  };
 
   /** @param {number} id @param {'JSON' | 'a typed array' | 'a stream'} holder */
   const takeSlot = (id, holder) => {
@@ -309,51 +375,87 @@ export function actionArgumentsProblem(body) {
     else if (taken !== holder || holder !== 'JSON') return `part ${id} is read as ${taken} and as ${holder}`;
     return undefined;
   };
-  /**
-   * Where a value sits: its part's place in the body, how deep, and whether a key above it has a
-   * `:`. Shared by the values of one list or object: a body of a million small values costs a
-   * million pushes, not a million objects.
-   * @typedef {{ position: number, depth: number, underColon: boolean }} Context
-   */
-  /** @type {unknown[]} values still to look into: objects, and strings starting with `$` */
-  const pending = [];
-  /** @type {Context[]} each pending value's context, at the same index */
-  const pendingContexts = [];
-
-  /** @param {unknown} value */
-  const isWorthALook = (value) =>
-    (typeof value === 'object' && value !== null) || (typeof value === 'string' && value.startsWith('$'));
 
   /**
-   * The JSON in part `id`, read and queued once; a string naming the problem if there is none.
-   * @param {number} id
-   * @param {Context} from what refers to it
-   * @param {boolean} mayComeLater whether the part may arrive after the one referring to it
+   * Queues a list's or object's values to be looked into, in document order, as React decodes them.
+   * @param {unknown} value
+   * @param {Context} context the list's or object's own
    */
-  const modelOf = (id, from, mayComeLater) => {
-    const name = id === 0 ? 'the argument list' : `part ${id}`;
-    const part = parts.get(id);
-    if (part === undefined || typeof part.value !== 'string') return `${name} is missing or not text`;
-    if (!mayComeLater && part.position > from.position) return `${name} comes after what refers to it`;
-    const slotProblem = takeSlot(id, 'JSON');
-    if (slotProblem !== undefined) return slotProblem;
-    if (models.has(id)) return { value: models.get(id) };
-    try {
-      const value = JSON.parse(part.value);
-      if (isPromiseOfItself(parts, id, value)) return `${name} is a promise of itself`;
-      models.set(id, value);
-      if (isWorthALook(value)) {
-        pending.push(value);
-        pendingContexts.push({ position: part.position, depth: from.depth + 1, underColon: false });
+  const queueInside = (value, context) => {
+    /** @type {Context | undefined} */
+    let inside;
+    if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index -= 1) {
+        const item = value[index];
+        if (isReference(item) || (typeof item === 'object' && item !== null)) {
+          inside ??= { ...context, depth: context.depth + 1 };
+          pending.push(item);
+          pendingContexts.push(inside);
+        }
       }
-      return { value };
-    } catch {
-      return `${name} is not JSON`;
+      return;
+    }
+    const record = /** @type {Record<string, unknown>} */ (value);
+    const keys = Object.keys(record);
+    /** @type {Context | undefined} */
+    let underColon;
+    for (let index = keys.length - 1; index >= 0; index -= 1) {
+      const key = /** @type {string} */ (keys[index]);
+      const item = record[key];
+      // React drops a `__proto__` key unread.
+      if (key === '__proto__' || !(isReference(item) || (typeof item === 'object' && item !== null))) continue;
+      pending.push(item);
+      inside ??= { ...context, depth: context.depth + 1 };
+      if (key.includes(':')) {
+        underColon ??= { ...inside, underColon: true };
+        pendingContexts.push(underColon);
+      } else {
+        pendingContexts.push(inside);
+      }
     }
   };
 
-  /** @type {Map<string, { value: unknown } | string>} the references a path went through, and where they led */
-  const followed = new Map();
+  /**
+   * Queues a part's JSON to be looked into: a list's or object's values, or a reference.
+   * @param {unknown} value
+   * @param {Context} context the part's
+   */
+  const queuePart = (value, context) => {
+    if (isReference(value)) {
+      pending.push(value);
+      pendingContexts.push(context);
+    } else if (typeof value === 'object' && value !== null) {
+      queueInside(value, context);
+    }
+  };
+
+  /**
+   * The JSON in part `id`, its values queued once; a string naming the problem if there is none.
+   * A promise's part is decoded later, once the list is: only then must its own parts be there.
+   * @param {number} id
+   * @param {Context} from what refers to it
+   * @param {boolean} isPromise
+   */
+  const modelOf = (id, from, isPromise) => {
+    const part = parts.byId.get(id);
+    if (!isPromise && part !== undefined && part.position > from.arrivedBy) {
+      return `${nameOf(id)} comes after what needs it decoded`;
+    }
+    const slotProblem = takeSlot(id, 'JSON');
+    if (slotProblem !== undefined) return slotProblem;
+    const model = jsonOf(id);
+    if (typeof model === 'string') return model;
+    if (isPromise && isCircular(id)) return `${nameOf(id)} is a promise of itself`;
+    if (!walked.has(id)) {
+      if (isPromise) {
+        awaited.push({ id, arrivedBy: Math.max(from.arrivedBy, part?.position ?? 0) });
+      } else {
+        walked.add(id);
+        queuePart(model.value, { ...from, depth: from.depth + PART_REFERENCE_DEPTH, underColon: false });
+      }
+    }
+    return model;
+  };
 
   /**
    * The value a `$<id>:<key>:…` reference names; a string naming the problem when React would
@@ -373,13 +475,13 @@ export function actionArgumentsProblem(body) {
     if (typeof model === 'string') return model;
     let { value } = model;
     for (const key of path) {
-      if (typeof value === 'string' && value.startsWith('$') && !TAGS.has(value[1] ?? '')) {
+      if (isReference(value) && !TAGS.has(/** @type {string} */ (value)[1] ?? '')) {
         if (hops >= PATH_HOPS_LIMIT) return `a reference through too many others: ${text.slice(0, 40)}`;
         // Followed once each, so that a body's paths cost no more than their length.
-        let through = followed.get(value);
+        let through = followed.get(/** @type {string} */ (value));
         if (through === undefined) {
-          through = referenced(value, { ...from, position: Number.POSITIVE_INFINITY }, hops + 1);
-          followed.set(value, through);
+          through = referenced(/** @type {string} */ (value), from, hops + 1);
+          followed.set(/** @type {string} */ (value), through);
         }
         if (typeof through === 'string') return through;
         value = through.value;
@@ -387,7 +489,12 @@ export function actionArgumentsProblem(body) {
       if (key === '__proto__' || typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) {
         return `a reference to nothing: ${text.slice(0, 40)}`;
       }
-      value = /** @type {Record<string, unknown>} */ (value)[key];
+      const next = /** @type {Record<string, unknown>} */ (value)[key];
+      // React drops an object's key whose value decodes to nothing.
+      if (!Array.isArray(value) && isReference(next) && NOTHING_TAGS.has(/** @type {string} */ (next)[1] ?? '')) {
+        return `a reference to nothing: ${text.slice(0, 40)}`;
+      }
+      value = next;
     }
     return { value };
   };
@@ -414,19 +521,21 @@ export function actionArgumentsProblem(body) {
     const id = Number.parseInt(text.slice(2), 16);
     if (Number.isNaN(id)) return `a reference without a part: ${text.slice(0, 20)}`;
     if (STREAM_TAGS.has(tag)) return takeSlot(id, 'a stream');
-    if (BUILT_ONCE_TAGS.has(tag) || tag === 'B') {
-      const onceKey = `${tag === 'B' ? 'B' : 'Q'}${id}`;
-      if (built.has(onceKey)) return `part ${id} is referred to twice: ${text.slice(0, 20)}`;
-      built.add(onceKey);
+    if (BUILT_ONCE_TAGS.has(tag)) {
+      if (built.has(id)) return `part ${id} is referred to twice: ${text.slice(0, 20)}`;
+      built.add(id);
     }
     if (MODEL_TAGS.has(tag)) {
       const model = modelOf(id, from, tag === '@');
       if (typeof model === 'string') return model;
-      return isModelShaped(tag, model.value) ? undefined : `part ${id} does not fit ${text.slice(0, 20)}`;
+      if (!isModelShaped(tag, model.value)) return `part ${id} does not fit ${text.slice(0, 20)}`;
+      return tag === 'h'
+        ? boundArgumentsProblem(/** @type {Record<string, unknown>} */ (model.value).bound)
+        : undefined;
     }
-    const part = parts.get(id);
+    const part = parts.byId.get(id);
     if (part === undefined || typeof part.value === 'string') return `part ${id} is not a file`;
-    if (part.position > from.position) return `part ${id} comes after what refers to it`;
+    if (part.position > from.arrivedBy) return `part ${id} comes after what needs it decoded`;
     if (tag !== 'B') {
       const slotProblem = takeSlot(id, 'a typed array');
       if (slotProblem !== undefined) return slotProblem;
@@ -437,47 +546,49 @@ export function actionArgumentsProblem(body) {
       : `part ${id} is not a whole number of ${text.slice(0, 2)} elements`;
   };
 
-  const root = modelOf(0, { position: 0, depth: 0, underColon: false }, true);
+  /** A server function's bound arguments: React takes at most 1,000. @param {unknown} bound */
+  const boundArgumentsProblem = (bound) => {
+    if (typeof bound !== 'string' || !bound.startsWith('$@')) return undefined;
+    const model = jsonOf(Number.parseInt(bound.slice(2), 16));
+    return typeof model !== 'string' && Array.isArray(model.value) && model.value.length > ACTION_ARGUMENTS_LIMIT
+      ? `a server function with more than ${ACTION_ARGUMENTS_LIMIT} bound arguments`
+      : undefined;
+  };
+
+  const rootPart = parts.byId.get(0);
+  const root = modelOf(
+    0,
+    { arrivedBy: rootPart?.position ?? 0, depth: -PART_REFERENCE_DEPTH, underColon: false },
+    false,
+  );
   if (typeof root === 'string') return root;
   if (!Array.isArray(root.value)) return 'the arguments are not a list';
   if (root.value.length > ACTION_ARGUMENTS_LIMIT) return `more than ${ACTION_ARGUMENTS_LIMIT} arguments`;
   // Depth first, without recursion: JSON nested as deep as JSON.parse takes must not overflow here.
-  while (pending.length > 0) {
+  // The list first, then each promise's part as React decodes it, from a stack of its own.
+  for (let group = 0; pending.length > 0 || group < awaited.length; ) {
+    if (pending.length === 0) {
+      const next = /** @type {{ id: number, arrivedBy: number }} */ (awaited[group++]);
+      if (walked.has(next.id)) continue;
+      walked.add(next.id);
+      const model = /** @type {{ value: unknown }} */ (json.get(next.id));
+      queuePart(model.value, { arrivedBy: next.arrivedBy, depth: 0, underColon: false });
+      continue;
+    }
     const value = pending.pop();
     const context = /** @type {Context} */ (pendingContexts.pop());
     if (context.depth > NESTING_LIMIT) return `arguments nested over ${NESTING_LIMIT} levels deep`;
     if (typeof value === 'string') {
       const problem = referenceProblem(value, context);
       if (problem !== undefined) return problem;
-      continue;
+    } else {
+      queueInside(value, context);
     }
-    /** @type {Context | undefined} */
-    let inside;
-    if (Array.isArray(value)) {
-      for (const item of value) {
-        if (!isWorthALook(item)) continue;
-        inside ??= { ...context, depth: context.depth + 1 };
-        pending.push(item);
-        pendingContexts.push(inside);
-      }
-      continue;
-    }
-    /** @type {Context | undefined} */
-    let insideColonKey;
-    const record = /** @type {Record<string, unknown>} */ (value);
-    for (const key in record) {
-      const item = record[key];
-      // React drops a `__proto__` key unread.
-      if (!isWorthALook(item) || key === '__proto__') continue;
-      pending.push(item);
-      if (key.includes(':')) {
-        insideColonKey ??= { ...context, depth: context.depth + 1, underColon: true };
-        pendingContexts.push(insideColonKey);
-      } else {
-        inside ??= { ...context, depth: context.depth + 1 };
-        pendingContexts.push(inside);
-      }
-    }
+  }
+  // A row sent for an id React opened no stream on lands in whatever holds that slot.
+  for (const id of parts.streamRows) {
+    const holder = slots.get(id);
+    if (holder !== undefined && holder !== 'a stream') return `rows of a stream sent for part ${id}, read as ${holder}`;
   }
   return undefined;
 }

@@ -302,6 +302,15 @@ describe("React's encoding of a server action's arguments (Next's vendored react
       [new ReadableStream({ start: (controller) => controller.close() })],
       [rows(), { rows: rows() }],
       [{ callback: () => 1, symbol: Symbol('local') }],
+      // Parts written before the list, decoded with it, that refer back into it.
+      [shared, new Map([['key', shared]]), new Set([shared]), [shared].values(), new Map([[shared, 'as a key']])],
+      [
+        new Map<string, unknown>([
+          ['a', shared],
+          ['b', new Map([['c', shared]])],
+        ]),
+      ],
+      [Promise.resolve({ shared, map: new Map([['again', shared]]) })],
       // Enough parts that their ids in hex have letters.
       Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? new Set([index]) : new Blob([String(index)]))),
       Array.from({ length: ACTION_ARGUMENTS_LIMIT }, (_, index) => index),
@@ -381,6 +390,23 @@ describe("React's encoding of a server action's arguments (Next's vendored react
       await multipart([
         ['1', '{}'],
         ['0', '["$1","$0:0:x"]'],
+      ]),
+      await multipart([
+        ['1', '[["k","$3"]]'],
+        ['0', '["$Q1","$@2"]'],
+        ['3', '[1]'],
+        ['2', '"$1:0"'],
+      ]),
+      text('[{"a":"$undefined"},"$0:0:a"]'),
+      await multipart([
+        ['1', '[]'],
+        ['0', '["$Q1"]'],
+        ['S1', '1'],
+      ]),
+      await multipart([
+        ['1', JSON.stringify({ id: KNOWN_ACTION, bound: '$@2' })],
+        ['2', JSON.stringify(Array.from({ length: ACTION_ARGUMENTS_LIMIT + 1 }, () => 0))],
+        ['0', '["$h1"]'],
       ]),
     ];
     const answers = await Promise.all(refused.map(guarded));
