@@ -216,6 +216,9 @@ const TAGS = new Set([
 /** @param {unknown} value */
 const isReference = (value) => typeof value === 'string' && value.startsWith('$');
 
+/** Whether a value may hold something to check: a list, an object or a reference. @param {unknown} value */
+const isWorthALook = (value) => isReference(value) || (typeof value === 'object' && value !== null);
+
 /**
  * Whether a part's JSON is what React builds the value a model tag names from: a Map from a list
  * of entries, a Set or an iterator from a list, a server function from its id.
@@ -387,7 +390,7 @@ export function actionArgumentsProblem(body) {
     if (Array.isArray(value)) {
       for (let index = value.length - 1; index >= 0; index -= 1) {
         const item = value[index];
-        if (isReference(item) || (typeof item === 'object' && item !== null)) {
+        if (isWorthALook(item)) {
           inside ??= { ...context, depth: context.depth + 1 };
           pending.push(item);
           pendingContexts.push(inside);
@@ -403,7 +406,7 @@ export function actionArgumentsProblem(body) {
       const key = /** @type {string} */ (keys[index]);
       const item = record[key];
       // React drops a `__proto__` key unread.
-      if (key === '__proto__' || !(isReference(item) || (typeof item === 'object' && item !== null))) continue;
+      if (key === '__proto__' || !isWorthALook(item)) continue;
       pending.push(item);
       inside ??= { ...context, depth: context.depth + 1 };
       if (key.includes(':')) {
