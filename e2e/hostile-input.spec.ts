@@ -93,6 +93,16 @@ const cases: Hostile[] = [
       '--x\r\nContent-Disposition: form-data; name="0"\r\n\r\n["$Q1"]\r\n--x\r\nContent-Disposition: form-data; name="1"\r\n\r\n[]\r\n--x--\r\n',
     ),
   },
+  {
+    // As React's client writes `[x, action.bind(null, x)]`: React would wait on itself, and the
+    // request would hang.
+    name: 'action: a server function bound to arguments that hold it',
+    expected: 400,
+    ...action(
+      { 'content-type': 'multipart/form-data; boundary=x' },
+      `--x\r\nContent-Disposition: form-data; name="2"\r\n\r\n${JSON.stringify({ id: actionId, bound: '$@1' })}\r\n--x\r\nContent-Disposition: form-data; name="0"\r\n\r\n[{"a":1},"$h2"]\r\n--x\r\nContent-Disposition: form-data; name="1"\r\n\r\n["$0:0"]\r\n--x--\r\n`,
+    ),
+  },
   { name: 'action: a JSON content type', expected: 415, ...action({ 'content-type': 'application/json' }) },
   { name: 'action: a gzip bomb', expected: 415, ...action({ 'content-encoding': 'gzip' }, gzipBomb) },
   // Next's static file server refuses these and Next answers its refusal as a 500 (vercel/next.js#92141).

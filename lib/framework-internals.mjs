@@ -172,10 +172,12 @@ export function reloadingActionHeaders(location) {
 // What React's decoder would fail on is named here, so that it can be refused as a 400 before Next
 // starts. React decodes part `0` as it arrives, and with it, depth first in document order, every
 // part it refers to but a promise's, which must have arrived by then; a promise's part is decoded
-// once awaited, the same way. Not covered: a server function among the arguments whose id the
-// build does not know, React's limit on array slots, a stream's rows (read as the action reads
-// them), and a server function whose bound arguments refer back into the list (React waits on
-// itself: the request hangs).
+// once awaited, the same way. A server function waits for its bound arguments, a promise's part:
+// what holds the function waits with it, so bound arguments that refer back to what holds their
+// function wait on themselves, and the request hangs. Not covered: a server function among the
+// arguments whose id the build does not know, React's limit on array slots, a stream's rows (read
+// as the action reads them), and bound arguments that wait on what holds their function through a
+// part decoded beside it rather than around it.
 
 /** The most arguments Next passes to an action, and React to a server function's bound ones. */
 export const ACTION_ARGUMENTS_LIMIT = 1000;
@@ -198,6 +200,7 @@ const NOTHING_TAGS = new Set(['u', 'H']);
 // Map's, a Set's or an iterator's part is turned into its value once.
 const MODEL_TAGS = new Set(['@', 'h', 'Q', 'W', 'i']);
 const BUILT_ONCE_TAGS = new Set(['Q', 'W', 'i']);
+const BOUND_BACK = "a server function's bound arguments that refer back to what holds it";
 // Another part holding a file: a Blob, or an ArrayBuffer, typed array or DataView of the file's
 // bytes, by the size of their element, which holds the id's slot.
 /** @type {Record<string, number>} */
@@ -236,6 +239,14 @@ function isModelShaped(tag, value) {
       return isRecord(value) && typeof value.id === 'string';
     default:
       return true;
+  }
+}
+
+/** Where, in the walk, a part's values have all been looked into. */
+class PartEnd {
+  /** @param {number} id */
+  constructor(id) {
+    this.id = id;
   }
 }
 
@@ -306,12 +317,25 @@ export function actionArgumentsProblem(body) {
   const circular = new Map();
   /** @type {Map<string, { value: unknown } | string>} the references a path went through, and where they led */
   const followed = new Map();
+  // The walk's clock: a part is open from when its values start to be looked into until they all
+  // have been, and a server function is met at one tick. A part open at that tick holds the function.
+  let clock = 0;
+  const tick = () => {
+    clock += 1;
+    return clock;
+  };
+  /** @type {Map<number, { from: number, to: number }>} when each part looked into was open */
+  const open = new Map();
+  /** @type {Map<number, number[]>} for a bound arguments' part, when the functions it belongs to were met */
+  const boundAt = new Map();
 
   /**
    * Where a value is decoded: by when its parts must have arrived (the place of the part whose
    * arrival decodes it), how deep in React's decoder, whether a key above it has a `:`. Shared by
    * the values of one list or object: a body of a million small values costs a million pushes.
-   * @typedef {{ arrivedBy: number, depth: number, underColon: boolean }} Context
+   * In a server function's bound arguments, `boundAt` is when the functions they belong to were met,
+   * in order.
+   * @typedef {{ arrivedBy: number, depth: number, underColon: boolean, boundAt?: number[] }} Context
    */
   /** @type {unknown[]} values still to look into, in document order from the end: objects, and references */
   const pending = [];
@@ -432,6 +456,39 @@ export function actionArgumentsProblem(body) {
     }
   };
 
+  /** Opens part `id` now, and queues its end behind the values about to be queued. @param {number} id */
+  const openPart = (id) => {
+    open.set(id, { from: tick(), to: Number.POSITIVE_INFINITY });
+    pending.push(new PartEnd(id));
+    pendingContexts.push(/** @type {Context} */ ({}));
+  };
+
+  /**
+   * Whether, in a server function's bound arguments, part `id` holds that function: decoding it
+   * would wait for the function, which waits for its bound arguments.
+   * @param {number} id
+   * @param {Context} from
+   */
+  const holdsItsFunction = (id, from) => {
+    const ticks = from.boundAt;
+    const span = open.get(id);
+    if (ticks === undefined || span === undefined) return false;
+    // The ticks come in order: the first after the part opened is the one to look at.
+    let low = 0;
+    for (let high = ticks.length; low < high; ) {
+      const middle = (low + high) >>> 1;
+      if (/** @type {number} */ (ticks[middle]) > span.from) high = middle;
+      else low = middle + 1;
+    }
+    return low < ticks.length && /** @type {number} */ (ticks[low]) < span.to;
+  };
+
+  /** Whether part `id` was open at `moment`. @param {number} id @param {number} moment */
+  const wasOpenAt = (id, moment) => {
+    const span = open.get(id);
+    return span !== undefined && span.from < moment && moment < span.to;
+  };
+
   /**
    * The JSON in part `id`, its values queued once; a string naming the problem if there is none.
    * A promise's part is decoded later, once the list is: only then must its own parts be there.
@@ -440,6 +497,7 @@ export function actionArgumentsProblem(body) {
    * @param {boolean} isPromise
    */
   const modelOf = (id, from, isPromise) => {
+    if (holdsItsFunction(id, from)) return BOUND_BACK;
     const part = parts.byId.get(id);
     if (!isPromise && part !== undefined && part.position > from.arrivedBy) {
       return `${nameOf(id)} comes after what needs it decoded`;
@@ -454,6 +512,7 @@ export function actionArgumentsProblem(body) {
         awaited.push({ id, arrivedBy: Math.max(from.arrivedBy, part?.position ?? 0) });
       } else {
         walked.add(id);
+        openPart(id);
         queuePart(model.value, { ...from, depth: from.depth + PART_REFERENCE_DEPTH, underColon: false });
       }
     }
@@ -487,6 +546,8 @@ export function actionArgumentsProblem(body) {
           followed.set(/** @type {string} */ (value), through);
         }
         if (typeof through === 'string') return through;
+        // Followed before, maybe outside these bound arguments.
+        if (holdsItsFunction(Number.parseInt(/** @type {string} */ (value).slice(1), 16), from)) return BOUND_BACK;
         value = through.value;
       }
       if (key === '__proto__' || typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) {
@@ -529,11 +590,12 @@ export function actionArgumentsProblem(body) {
       built.add(id);
     }
     if (MODEL_TAGS.has(tag)) {
+      const metAt = tick();
       const model = modelOf(id, from, tag === '@');
       if (typeof model === 'string') return model;
       if (!isModelShaped(tag, model.value)) return `part ${id} does not fit ${text.slice(0, 20)}`;
       return tag === 'h'
-        ? boundArgumentsProblem(/** @type {Record<string, unknown>} */ (model.value).bound)
+        ? boundArgumentsProblem(/** @type {Record<string, unknown>} */ (model.value).bound, metAt)
         : undefined;
     }
     const part = parts.byId.get(id);
@@ -549,10 +611,21 @@ export function actionArgumentsProblem(body) {
       : `part ${id} is not a whole number of ${text.slice(0, 2)} elements`;
   };
 
-  /** A server function's bound arguments: React takes at most 1,000. @param {unknown} bound */
-  const boundArgumentsProblem = (bound) => {
+  /**
+   * A server function's bound arguments: React takes at most 1,000. Their part is noted as bound to
+   * the function met at `metAt`, for when it is decoded.
+   * @param {unknown} bound
+   * @param {number} metAt
+   */
+  const boundArgumentsProblem = (bound, metAt) => {
     if (typeof bound !== 'string' || !bound.startsWith('$@')) return undefined;
-    const model = jsonOf(Number.parseInt(bound.slice(2), 16));
+    const id = Number.parseInt(bound.slice(2), 16);
+    // Bound to the arguments that hold the function, being decoded now.
+    if (wasOpenAt(id, metAt)) return BOUND_BACK;
+    const ticks = boundAt.get(id);
+    if (ticks === undefined) boundAt.set(id, [metAt]);
+    else ticks.push(metAt);
+    const model = jsonOf(id);
     return typeof model !== 'string' && Array.isArray(model.value) && model.value.length > ACTION_ARGUMENTS_LIMIT
       ? `a server function with more than ${ACTION_ARGUMENTS_LIMIT} bound arguments`
       : undefined;
@@ -574,12 +647,17 @@ export function actionArgumentsProblem(body) {
       const next = /** @type {{ id: number, arrivedBy: number }} */ (awaited[group++]);
       if (walked.has(next.id)) continue;
       walked.add(next.id);
+      openPart(next.id);
       const model = /** @type {{ value: unknown }} */ (json.get(next.id));
-      queuePart(model.value, { arrivedBy: next.arrivedBy, depth: 0, underColon: false });
+      queuePart(model.value, { arrivedBy: next.arrivedBy, depth: 0, underColon: false, boundAt: boundAt.get(next.id) });
       continue;
     }
     const value = pending.pop();
     const context = /** @type {Context} */ (pendingContexts.pop());
+    if (value instanceof PartEnd) {
+      /** @type {{ from: number, to: number }} */ (open.get(value.id)).to = tick();
+      continue;
+    }
     if (context.depth > NESTING_LIMIT) return `arguments nested over ${NESTING_LIMIT} levels deep`;
     if (typeof value === 'string') {
       const problem = referenceProblem(value, context);

@@ -187,7 +187,7 @@ describe("React's encoding of a server action's arguments (Next's vendored react
    * `react-server` condition it needs, as Next reads one (text as UTF-8, multipart through its
    * busboy as it streams in): `ok`, or why the action would fail before its own code could (a
    * rejected decode, a root that is not a list of at most 1,000, a promise among the arguments
-   * that rejects when awaited, a server function the build does not have).
+   * that rejects or never settles when awaited, a server function the build does not have).
    */
   function nextOutcomes(samples: Sample[]): string[] {
     const decoder = `
@@ -206,6 +206,7 @@ describe("React's encoding of a server action's arguments (Next's vendored react
           return { id: 'module', name: id, chunks: [], async: false };
         },
       });
+      const hung = Symbol('hung');
       const within = (promise, ms, late) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms, late))]);
       async function decoded(sample) {
         const bytes = Buffer.from(sample.body, 'base64');
@@ -225,7 +226,8 @@ describe("React's encoding of a server action's arguments (Next's vendored react
         for (const sample of JSON.parse(require('node:fs').readFileSync(0, 'utf8'))) {
           let args;
           try {
-            args = await within(decoded(sample), 2000, Promise.reject(new Error('decoding hung')));
+            args = await within(decoded(sample), 2000, hung);
+            if (args === hung) throw new Error('decoding hung');
           } catch (error) {
             outcomes.push('decode failed: ' + String(error && error.message).slice(0, 100));
             continue;
@@ -243,7 +245,7 @@ describe("React's encoding of a server action's arguments (Next's vendored react
             seen.add(value);
             if (typeof value.then === 'function') {
               // React's own thenables answer \`then\` with nothing: adopted by a promise to be awaited.
-              const settled = await within(Promise.resolve(value).then(() => 'ok', (error) => 'a promise rejects: ' + error.message), 300, 'ok');
+              const settled = await within(Promise.resolve(value).then(() => 'ok', (error) => 'a promise rejects: ' + error.message), 300, 'a promise never settles');
               if (settled !== 'ok') failures.push(settled);
             } else if (value instanceof Map || value instanceof Set) values.push(...[...value].flat());
             else if (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype) values.push(...Object.values(value));
@@ -311,6 +313,10 @@ describe("React's encoding of a server action's arguments (Next's vendored react
         ]),
       ],
       [Promise.resolve({ shared, map: new Map([['again', shared]]) })],
+      // Bound arguments that refer to what is beside their function, or to nothing that holds it.
+      [new Map([['key', shared]]), action.bind(null, shared)],
+      [shared, Promise.resolve({ bound: action.bind(null, shared) })],
+      [Promise.resolve({ shared, bound: action.bind(null, 1) })],
       // Enough parts that their ids in hex have letters.
       Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? new Set([index]) : new Blob([String(index)]))),
       Array.from({ length: ACTION_ARGUMENTS_LIMIT }, (_, index) => index),
@@ -324,6 +330,7 @@ describe("React's encoding of a server action's arguments (Next's vendored react
     expect(nextOutcomes(samples)).toEqual(samples.map(() => 'ok'));
   });
 
+  // A body React waits on forever takes two seconds to be given up on: more time than a test's default.
   it("answers 400 for what Next's decoder fails on, where Next would answer 500", async () => {
     const refused: Sample[] = [
       text('null'),
@@ -408,11 +415,37 @@ describe("React's encoding of a server action's arguments (Next's vendored react
         ['2', JSON.stringify(Array.from({ length: ACTION_ARGUMENTS_LIMIT + 1 }, () => 0))],
         ['0', '["$h1"]'],
       ]),
+      // As React's client writes a server function whose bound arguments refer back to what holds
+      // it: `[x, f.bind(null, x)]`, a Map holding it, a promise's value holding it, and
+      // `[x, f.bind(null, new Set([x]))]`.
+      await multipart([
+        ['2', JSON.stringify({ id: KNOWN_ACTION, bound: '$@1' })],
+        ['0', '[{"a":1},"$h2"]'],
+        ['1', '["$0:0"]'],
+      ]),
+      await multipart([
+        ['3', JSON.stringify({ id: KNOWN_ACTION, bound: '$@2' })],
+        ['1', '[["f","$h3"]]'],
+        ['0', '[{"a":1},"$Q1"]'],
+        ['2', '["$0:0"]'],
+      ]),
+      await multipart([
+        ['0', '["$@1"]'],
+        ['3', JSON.stringify({ id: KNOWN_ACTION, bound: '$@2' })],
+        ['1', '{"s":{"a":2},"f":"$h3"}'],
+        ['2', '["$1:s"]'],
+      ]),
+      await multipart([
+        ['2', JSON.stringify({ id: KNOWN_ACTION, bound: '$@1' })],
+        ['0', '[{"a":1},"$h2"]'],
+        ['3', '["$0:0"]'],
+        ['1', '["$W3"]'],
+      ]),
     ];
     const answers = await Promise.all(refused.map(guarded));
     expect(answers.filter((answer) => !answer.startsWith('400 Malformed server action arguments'))).toEqual([]);
     expect(nextOutcomes(refused).filter((outcome) => outcome === 'ok')).toEqual([]);
-  });
+  }, 30_000);
 
   it("answers 400 for every generated body Next's decoder fails on, text and multipart", async () => {
     // mulberry32: every bit of it varies, where a power-of-two LCG's low bits cycle.
@@ -470,8 +503,10 @@ describe("React's encoding of a server action's arguments (Next's vendored react
       }
       const parts: [string, string | { file: string }][] = [];
       for (const id of ['1', '2']) {
-        const kind = random(5);
+        const kind = random(6);
         if (kind === 0) parts.push([id, JSON.stringify(value(1))]);
+        // A server function, bound to the other part's arguments.
+        if (kind === 5) parts.push([id, JSON.stringify({ id: KNOWN_ACTION, bound: id === '1' ? '$@2' : '$@1' })]);
         if (kind === 1) parts.push([id, { file: random(2) === 0 ? 'bytes234' : 'odd' }]);
         if (kind === 2) parts.push([id, 'not JSON']);
         if (kind === 3) parts.push([id, JSON.stringify([value(2)])]);
