@@ -176,8 +176,10 @@ export function reloadingActionHeaders(location) {
 // what holds the function waits with it, so bound arguments that refer back to what holds their
 // function wait on themselves, and the request hangs. Not covered: a server function among the
 // arguments whose id the build does not know, React's limit on array slots, a stream's rows (read
-// as the action reads them), and bound arguments that wait on what holds their function through a
-// part decoded beside it rather than around it.
+// as the action reads them), and bound arguments that wait on what holds their function less
+// directly, which React's client can write too: through a server function bound inside them,
+// through a part decoded beside the holder that refers to it (a Map), or where a promise's part
+// reaches them before their function does.
 
 /** The most arguments Next passes to an action, and React to a server function's bound ones. */
 export const ACTION_ARGUMENTS_LIMIT = 1000;
@@ -497,7 +499,8 @@ export function actionArgumentsProblem(body) {
    * @param {boolean} isPromise
    */
   const modelOf = (id, from, isPromise) => {
-    if (holdsItsFunction(id, from)) return BOUND_BACK;
+    // A promise in bound arguments is only handed over, not waited on.
+    if (!isPromise && holdsItsFunction(id, from)) return BOUND_BACK;
     const part = parts.byId.get(id);
     if (!isPromise && part !== undefined && part.position > from.arrivedBy) {
       return `${nameOf(id)} comes after what needs it decoded`;

@@ -317,6 +317,13 @@ describe("React's encoding of a server action's arguments (Next's vendored react
       [new Map([['key', shared]]), action.bind(null, shared)],
       [shared, Promise.resolve({ bound: action.bind(null, shared) })],
       [Promise.resolve({ shared, bound: action.bind(null, 1) })],
+      // A promise among bound arguments is handed over, not waited on, even one holding the function.
+      (() => {
+        const holder: Record<string, unknown> = {};
+        const promise = Promise.resolve(holder);
+        holder.bound = action.bind(null, promise);
+        return [promise];
+      })(),
       // Enough parts that their ids in hex have letters.
       Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? new Set([index]) : new Blob([String(index)]))),
       Array.from({ length: ACTION_ARGUMENTS_LIMIT }, (_, index) => index),
