@@ -593,7 +593,8 @@ export function actionArgumentsProblem(body) {
       built.add(id);
     }
     if (MODEL_TAGS.has(tag)) {
-      const metAt = tick();
+      // A server function is met before its own part is looked into, which holds none of it.
+      const metAt = tag === 'h' ? tick() : 0;
       const model = modelOf(id, from, tag === '@');
       if (typeof model === 'string') return model;
       if (!isModelShaped(tag, model.value)) return `part ${id} does not fit ${text.slice(0, 20)}`;
