@@ -7,7 +7,10 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { textOf, wholeNumberUpTo } from '../lib/server/server-env.mjs';
-import { whenOrphaned } from './when-orphaned.mjs';
+import { ancestorsNow, whenOrphaned } from './when-orphaned.mjs';
+
+// Read before anything waits: npm may be gone by the time the child is started.
+const ancestors = ancestorsNow();
 
 // Read by server.mjs's rules (lib/server/server-env.mjs): blank is unset, text is trimmed.
 const spotlightPort = wholeNumberUpTo(textOf(process.env, 'SPOTLIGHT_PORT') ?? '8969', 65_535);
@@ -66,5 +69,5 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => child.kill(signal));
 }
 // Once npm is gone, everything this started stops too, rather than keep the ports.
-whenOrphaned(() => child.kill('SIGTERM'));
+whenOrphaned(() => child.kill('SIGTERM'), ancestors);
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

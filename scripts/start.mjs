@@ -4,12 +4,12 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadProjectEnv } from './project-env.mjs';
-import { whenOrphaned } from './when-orphaned.mjs';
+import { ancestorsNow, whenOrphaned } from './when-orphaned.mjs';
 
 // `npm start` reads the project's .env files, as `next start` does. The tests and the bench run
 // this script directly, with every variable they mean, and a developer's .env.local stays out.
 const isNpmStart = process.env.npm_lifecycle_event === 'start';
-const parentPid = process.ppid;
+const ancestors = ancestorsNow();
 if (isNpmStart) loadProjectEnv();
 // After the .env files: they may name the build folder.
 const { standaloneDir } = await import('./standalone.mjs');
@@ -21,5 +21,5 @@ if (!existsSync(server)) {
 process.chdir(standaloneDir);
 await import(pathToFileURL(server).href);
 // Under npm, a SIGTERM to npm alone stops the server as one to it would: drained, reports flushed.
-// The parent is the one read at start-up: npm may be gone before the server is ready.
-if (isNpmStart) whenOrphaned(() => process.kill(process.pid, 'SIGTERM'), parentPid);
+// The ancestors are the ones read at start-up: npm may be gone before the server is ready.
+if (isNpmStart) whenOrphaned(() => process.kill(process.pid, 'SIGTERM'), ancestors);

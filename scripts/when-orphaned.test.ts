@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 const isRunning = (pid: number) => {
@@ -11,36 +12,66 @@ const isRunning = (pid: number) => {
   }
 };
 
+const helper = pathToFileURL('scripts/when-orphaned.mjs').href;
+// Keeps itself alive, prints its pid, and exits only through whenOrphaned.
+const watcher = `import(${JSON.stringify(helper)}).then(({ whenOrphaned }) => {
+  whenOrphaned(() => process.exit(0));
+  setInterval(() => {}, 1_000);
+  console.log(process.pid);
+});`;
+// A process that starts `script` and then waits forever, as npm and the shell it runs a script through do.
+const starting = (script: string) =>
+  `const c = require('node:child_process').spawn(process.execPath, ${script}, { stdio: ['ignore', 'inherit', 'inherit'] }); setInterval(() => {}, 1_000);`;
+const watcherArgs = JSON.stringify(['--input-type=module', '-e', watcher]);
+
+async function startChain(depth: 1 | 2) {
+  const inner = depth === 1 ? watcherArgs : JSON.stringify(['-e', starting(watcherArgs)]);
+  const top = spawn(process.execPath, ['-e', starting(inner)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [output] = await once(top.stdout, 'data');
+  return { top, watcherPid: Number(String(output).trim()) };
+}
+
+async function expectStopped(pid: number) {
+  const deadline = Date.now() + 5_000;
+  while (isRunning(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(isRunning(pid)).toBe(false);
+}
+
+function cleanUp(top: ChildProcess, pids: number[]) {
+  for (const pid of pids) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+  top.kill('SIGKILL');
+}
+
 describe('whenOrphaned (scripts/when-orphaned.mjs)', () => {
   it('stops a process once the process that started it is gone, and not before', async () => {
-    const helper = pathToFileURL('scripts/when-orphaned.mjs').href;
-    // The child keeps itself alive and exits only through whenOrphaned; its parent waits forever.
-    const child = `import(${JSON.stringify(helper)}).then(({ whenOrphaned }) => {
-      whenOrphaned(() => process.exit(0));
-      setInterval(() => {}, 1_000);
-      console.log(process.pid);
-    });`;
-    const parent = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const c = require('node:child_process').spawn(process.execPath, ['--input-type=module', '-e', ${JSON.stringify(child)}], { stdio: ['ignore', 'inherit', 'inherit'] }); setInterval(() => {}, 1_000);`,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    const [output] = await once(parent.stdout, 'data');
-    const childPid = Number(String(output).trim());
+    const { top, watcherPid } = await startChain(1);
     try {
       await new Promise((resolve) => setTimeout(resolve, 2_500));
-      expect(isRunning(childPid)).toBe(true);
+      expect(isRunning(watcherPid)).toBe(true);
 
-      parent.kill('SIGKILL');
-      const deadline = Date.now() + 5_000;
-      while (isRunning(childPid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(isRunning(childPid)).toBe(false);
+      top.kill('SIGKILL');
+      await expectStopped(watcherPid);
     } finally {
-      if (isRunning(childPid)) process.kill(childPid, 'SIGKILL');
-      parent.kill('SIGKILL');
+      cleanUp(top, [watcherPid]);
     }
   }, 20_000);
+
+  it.runIf(process.platform === 'linux')(
+    'stops a process once the one that started its parent is gone, though the parent lives on (npm gone, its `sh -c` not)',
+    async () => {
+      const { top, watcherPid } = await startChain(2);
+      const middlePid = Number(/\) \S+ (\d+)/.exec(readFileSync(`/proc/${watcherPid}/stat`, 'utf8'))?.[1]);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
+        expect(isRunning(watcherPid)).toBe(true);
+
+        top.kill('SIGKILL');
+        await expectStopped(watcherPid);
+        expect(isRunning(middlePid)).toBe(true);
+      } finally {
+        cleanUp(top, [watcherPid, middlePid]);
+      }
+    },
+    20_000,
+  );
 });
