@@ -103,6 +103,16 @@ const cases: Hostile[] = [
       `--x\r\nContent-Disposition: form-data; name="2"\r\n\r\n${JSON.stringify({ id: actionId, bound: '$@1' })}\r\n--x\r\nContent-Disposition: form-data; name="0"\r\n\r\n[{"a":1},"$h2"]\r\n--x\r\nContent-Disposition: form-data; name="1"\r\n\r\n["$0:0"]\r\n--x--\r\n`,
     ),
   },
+  {
+    // As React's client writes `[x, action.bind(null, action.bind(null, x))]`: the inner function's
+    // bound arguments wait on the list, which waits on the outer function.
+    name: 'action: a server function bound inside bound arguments that wait on what holds it',
+    expected: 400,
+    ...action(
+      { 'content-type': 'multipart/form-data; boundary=x' },
+      `--x\r\nContent-Disposition: form-data; name="2"\r\n\r\n${JSON.stringify({ id: actionId, bound: '$@1' })}\r\n--x\r\nContent-Disposition: form-data; name="0"\r\n\r\n[{"a":1},"$h2"]\r\n--x\r\nContent-Disposition: form-data; name="4"\r\n\r\n${JSON.stringify({ id: actionId, bound: '$@3' })}\r\n--x\r\nContent-Disposition: form-data; name="1"\r\n\r\n["$h4"]\r\n--x\r\nContent-Disposition: form-data; name="3"\r\n\r\n["$0:0"]\r\n--x--\r\n`,
+    ),
+  },
   { name: 'action: a JSON content type', expected: 415, ...action({ 'content-type': 'application/json' }) },
   { name: 'action: a gzip bomb', expected: 415, ...action({ 'content-encoding': 'gzip' }, gzipBomb) },
   // Next's static file server refuses these and Next answers its refusal as a 500 (vercel/next.js#92141).

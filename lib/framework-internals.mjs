@@ -172,14 +172,13 @@ export function reloadingActionHeaders(location) {
 // What React's decoder would fail on is named here, so that it can be refused as a 400 before Next
 // starts. React decodes part `0` as it arrives, and with it, depth first in document order, every
 // part it refers to but a promise's, which must have arrived by then; a promise's part is decoded
-// once awaited, the same way. A server function waits for its bound arguments, a promise's part:
-// what holds the function waits with it, so bound arguments that refer back to what holds their
-// function wait on themselves, and the request hangs. Not covered: a server function among the
-// arguments whose id the build does not know, React's limit on array slots, a stream's rows (read
-// as the action reads them), and bound arguments that wait on what holds their function less
-// directly, which React's client can write too: through a server function bound inside them,
-// through a part decoded beside the holder that refers to it (a Map), or where a promise's part
-// reaches them before their function does.
+// once awaited, the same way. A part waits for the parts it refers to, but for one still being
+// decoded around it (React patches that reference in later) and a promise's; a server function
+// waits for its bound arguments, a promise's part, and what holds the function waits with it. So
+// bound arguments that wait, however indirectly, on what holds their function wait on themselves,
+// and the request hangs: a cycle in that graph of waits. Not covered: a server function among the
+// arguments whose id the build does not know, React's limit on array slots, and a stream's rows
+// (read as the action reads them).
 
 /** The most arguments Next passes to an action, and React to a server function's bound ones. */
 export const ACTION_ARGUMENTS_LIMIT = 1000;
@@ -202,7 +201,7 @@ const NOTHING_TAGS = new Set(['u', 'H']);
 // Map's, a Set's or an iterator's part is turned into its value once.
 const MODEL_TAGS = new Set(['@', 'h', 'Q', 'W', 'i']);
 const BUILT_ONCE_TAGS = new Set(['Q', 'W', 'i']);
-const BOUND_BACK = "a server function's bound arguments that refer back to what holds it";
+const BOUND_BACK = "a server function's bound arguments that wait on what holds it";
 // Another part holding a file: a Blob, or an ArrayBuffer, typed array or DataView of the file's
 // bytes, by the size of their element, which holds the id's slot.
 /** @type {Record<string, number>} */
@@ -242,6 +241,48 @@ function isModelShaped(tag, value) {
     default:
       return true;
   }
+}
+
+/**
+ * Whether anything in a graph of waits waits on itself: a depth-first walk, without recursion, that
+ * meets a node it is still inside.
+ * @param {Map<number, number[]>} waitsFor
+ */
+function waitsOnItself(waitsFor) {
+  /** @type {Map<number, boolean>} for each node met, whether the walk is still inside it */
+  const inside = new Map();
+  /** @type {number[]} */
+  const path = [];
+  /** @type {number[]} how many of each node's waits on the path have been followed */
+  const followedOf = [];
+  for (const start of waitsFor.keys()) {
+    if (inside.has(start)) continue;
+    inside.set(start, true);
+    path.push(start);
+    followedOf.push(0);
+    while (path.length > 0) {
+      const top = path.length - 1;
+      const node = /** @type {number} */ (path[top]);
+      const waits = waitsFor.get(node);
+      const index = /** @type {number} */ (followedOf[top]);
+      if (waits === undefined || index === waits.length) {
+        inside.set(node, false);
+        path.pop();
+        followedOf.pop();
+        continue;
+      }
+      followedOf[top] = index + 1;
+      const next = /** @type {number} */ (waits[index]);
+      const state = inside.get(next);
+      if (state === true) return true;
+      if (state === undefined) {
+        inside.set(next, true);
+        path.push(next);
+        followedOf.push(0);
+      }
+    }
+  }
+  return false;
 }
 
 /** Where, in the walk, a part's values have all been looked into. */
@@ -319,25 +360,31 @@ export function actionArgumentsProblem(body) {
   const circular = new Map();
   /** @type {Map<string, { value: unknown } | string>} the references a path went through, and where they led */
   const followed = new Map();
-  // The walk's clock: a part is open from when its values start to be looked into until they all
-  // have been, and a server function is met at one tick. A part open at that tick holds the function.
-  let clock = 0;
-  const tick = () => {
-    clock += 1;
-    return clock;
+  /** @type {number[]} the parts whose values are being looked into, innermost last */
+  const openParts = [];
+  /** @type {Set<number>} the same parts */
+  const walkedOpen = new Set();
+  /**
+   * What waits on what in React's decoder: a part by its id, a server function by `-1 - id` of its
+   * part (its part's id may be too large for any other sum to stay exact).
+   * @type {Map<number, number[]>}
+   */
+  const waitsFor = new Map();
+  /** @param {number} from @param {number} to */
+  const wait = (from, to) => {
+    const list = waitsFor.get(from);
+    if (list === undefined) waitsFor.set(from, [to]);
+    // A list of a thousand references to one part waits for it once.
+    else if (list[list.length - 1] !== to) list.push(to);
   };
-  /** @type {Map<number, { from: number, to: number }>} when each part looked into was open */
-  const open = new Map();
-  /** @type {Map<number, number[]>} for a bound arguments' part, when the functions it belongs to were met */
-  const boundAt = new Map();
+  /** The part whose values are being looked into. */
+  const currentPart = () => /** @type {number} */ (openParts[openParts.length - 1]);
 
   /**
    * Where a value is decoded: by when its parts must have arrived (the place of the part whose
    * arrival decodes it), how deep in React's decoder, whether a key above it has a `:`. Shared by
    * the values of one list or object: a body of a million small values costs a million pushes.
-   * In a server function's bound arguments, `boundAt` is when the functions they belong to were met,
-   * in order.
-   * @typedef {{ arrivedBy: number, depth: number, underColon: boolean, boundAt?: number[] }} Context
+   * @typedef {{ arrivedBy: number, depth: number, underColon: boolean }} Context
    */
   /** @type {unknown[]} values still to look into, in document order from the end: objects, and references */
   const pending = [];
@@ -458,37 +505,21 @@ export function actionArgumentsProblem(body) {
     }
   };
 
-  /** Opens part `id` now, and queues its end behind the values about to be queued. @param {number} id */
+  /** Opens part `id`, and queues its end behind the values about to be queued. @param {number} id */
   const openPart = (id) => {
-    open.set(id, { from: tick(), to: Number.POSITIVE_INFINITY });
+    openParts.push(id);
+    walkedOpen.add(id);
     pending.push(new PartEnd(id));
     pendingContexts.push(/** @type {Context} */ ({}));
   };
 
   /**
-   * Whether, in a server function's bound arguments, part `id` holds that function: decoding it
-   * would wait for the function, which waits for its bound arguments.
+   * The part being looked into waits for part `id`, unless `id` is being decoded around it: a
+   * part is opened once, so an open one is on the stack of open parts.
    * @param {number} id
-   * @param {Context} from
    */
-  const holdsItsFunction = (id, from) => {
-    const ticks = from.boundAt;
-    const span = open.get(id);
-    if (ticks === undefined || span === undefined) return false;
-    // The ticks come in order: the first after the part opened is the one to look at.
-    let low = 0;
-    for (let high = ticks.length; low < high; ) {
-      const middle = (low + high) >>> 1;
-      if (/** @type {number} */ (ticks[middle]) > span.from) high = middle;
-      else low = middle + 1;
-    }
-    return low < ticks.length && /** @type {number} */ (ticks[low]) < span.to;
-  };
-
-  /** Whether part `id` was open at `moment`. @param {number} id @param {number} moment */
-  const wasOpenAt = (id, moment) => {
-    const span = open.get(id);
-    return span !== undefined && span.from < moment && moment < span.to;
+  const waitForPart = (id) => {
+    if (!walkedOpen.has(id)) wait(currentPart(), id);
   };
 
   /**
@@ -499,8 +530,8 @@ export function actionArgumentsProblem(body) {
    * @param {boolean} isPromise
    */
   const modelOf = (id, from, isPromise) => {
-    // A promise in bound arguments is only handed over, not waited on.
-    if (!isPromise && holdsItsFunction(id, from)) return BOUND_BACK;
+    // A promise is handed over as it is, not waited on.
+    if (!isPromise) waitForPart(id);
     const part = parts.byId.get(id);
     if (!isPromise && part !== undefined && part.position > from.arrivedBy) {
       return `${nameOf(id)} comes after what needs it decoded`;
@@ -549,8 +580,8 @@ export function actionArgumentsProblem(body) {
           followed.set(/** @type {string} */ (value), through);
         }
         if (typeof through === 'string') return through;
-        // Followed before, maybe outside these bound arguments.
-        if (holdsItsFunction(Number.parseInt(/** @type {string} */ (value).slice(1), 16), from)) return BOUND_BACK;
+        // Followed before, maybe from another part: this one waits for it all the same.
+        waitForPart(Number.parseInt(/** @type {string} */ (value).slice(1), 16));
         value = through.value;
       }
       if (key === '__proto__' || typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) {
@@ -593,13 +624,11 @@ export function actionArgumentsProblem(body) {
       built.add(id);
     }
     if (MODEL_TAGS.has(tag)) {
-      // A server function is met before its own part is looked into, which holds none of it.
-      const metAt = tag === 'h' ? tick() : 0;
       const model = modelOf(id, from, tag === '@');
       if (typeof model === 'string') return model;
       if (!isModelShaped(tag, model.value)) return `part ${id} does not fit ${text.slice(0, 20)}`;
       return tag === 'h'
-        ? boundArgumentsProblem(/** @type {Record<string, unknown>} */ (model.value).bound, metAt)
+        ? boundArgumentsProblem(/** @type {Record<string, unknown>} */ (model.value).bound, id)
         : undefined;
     }
     const part = parts.byId.get(id);
@@ -616,19 +645,16 @@ export function actionArgumentsProblem(body) {
   };
 
   /**
-   * A server function's bound arguments: React takes at most 1,000. Their part is noted as bound to
-   * the function met at `metAt`, for when it is decoded.
+   * A server function's bound arguments: React takes at most 1,000. What holds the function waits
+   * for it, and it for its bound arguments' part.
    * @param {unknown} bound
-   * @param {number} metAt
+   * @param {number} functionId the function's part
    */
-  const boundArgumentsProblem = (bound, metAt) => {
+  const boundArgumentsProblem = (bound, functionId) => {
     if (typeof bound !== 'string' || !bound.startsWith('$@')) return undefined;
     const id = Number.parseInt(bound.slice(2), 16);
-    // Bound to the arguments that hold the function, being decoded now.
-    if (wasOpenAt(id, metAt)) return BOUND_BACK;
-    const ticks = boundAt.get(id);
-    if (ticks === undefined) boundAt.set(id, [metAt]);
-    else ticks.push(metAt);
+    wait(currentPart(), -1 - functionId);
+    wait(-1 - functionId, id);
     const model = jsonOf(id);
     return typeof model !== 'string' && Array.isArray(model.value) && model.value.length > ACTION_ARGUMENTS_LIMIT
       ? `a server function with more than ${ACTION_ARGUMENTS_LIMIT} bound arguments`
@@ -653,13 +679,14 @@ export function actionArgumentsProblem(body) {
       walked.add(next.id);
       openPart(next.id);
       const model = /** @type {{ value: unknown }} */ (json.get(next.id));
-      queuePart(model.value, { arrivedBy: next.arrivedBy, depth: 0, underColon: false, boundAt: boundAt.get(next.id) });
+      queuePart(model.value, { arrivedBy: next.arrivedBy, depth: 0, underColon: false });
       continue;
     }
     const value = pending.pop();
     const context = /** @type {Context} */ (pendingContexts.pop());
     if (value instanceof PartEnd) {
-      /** @type {{ from: number, to: number }} */ (open.get(value.id)).to = tick();
+      openParts.pop();
+      walkedOpen.delete(value.id);
       continue;
     }
     if (context.depth > NESTING_LIMIT) return `arguments nested over ${NESTING_LIMIT} levels deep`;
@@ -670,6 +697,7 @@ export function actionArgumentsProblem(body) {
       queueInside(value, context);
     }
   }
+  if (waitsOnItself(waitsFor)) return BOUND_BACK;
   // A row sent for an id React opened no stream on lands in whatever holds that slot.
   for (const id of parts.streamRows) {
     const holder = slots.get(id);

@@ -264,12 +264,17 @@ describe("React's encoding of a server action's arguments (Next's vendored react
     ) as string[];
   }
 
-  it("lets through argument lists of every kind of value React's client sends, and Next decodes each", async () => {
-    const client = require(reactDom('client.node.js')) as {
+  /** React's client, as the browser has it: what writes an action's arguments. */
+  function reactClient() {
+    return require(reactDom('client.node.js')) as {
       encodeReply: (args: unknown[], options?: object) => Promise<string | FormData>;
       createServerReference: (id: string, callServer: () => Promise<unknown>) => (...args: unknown[]) => unknown;
       createTemporaryReferenceSet: () => unknown;
     };
+  }
+
+  it("lets through argument lists of every kind of value React's client sends, and Next decodes each", async () => {
+    const client = reactClient();
     const shared = { a: 1 };
     const cycle: Record<string, unknown> = {};
     cycle.self = { cycle };
@@ -336,6 +341,62 @@ describe("React's encoding of a server action's arguments (Next's vendored react
     expect(await Promise.all(samples.map(guarded))).toEqual(samples.map(() => 'pass'));
     expect(nextOutcomes(samples)).toEqual(samples.map(() => 'ok'));
   });
+
+  it("answers 400 for a server function whose bound arguments wait on what holds it, however indirectly, as React's client writes them", async () => {
+    const client = reactClient();
+    const action = client.createServerReference(KNOWN_ACTION, async () => undefined);
+    const argumentLists: (() => unknown[])[] = [
+      // Through a server function bound inside the bound arguments.
+      () => {
+        const x = { a: 1 };
+        return [x, action.bind(null, action.bind(null, x))];
+      },
+      () => {
+        const x = { a: 1 };
+        return [{ x }, { f: action.bind(null, { g: action.bind(null, x) }) }];
+      },
+      // Server functions bound to each other through a list.
+      () => {
+        const list: unknown[] = [];
+        const f = action.bind(null, list);
+        list.push(action.bind(null, f));
+        return [f];
+      },
+      // Through a Map decoded beside what holds the function.
+      () => {
+        const x = { a: 1 };
+        const holder = { f: action.bind(null, x) };
+        return [
+          new Map([['a', holder]]),
+          new Map<string, unknown>([
+            ['a', holder],
+            ['b', x],
+          ]),
+        ];
+      },
+    ];
+    const samples = await Promise.all(
+      argumentLists.map(async (args) =>
+        sampleOf(await client.encodeReply(args(), { temporaryReferences: client.createTemporaryReferenceSet() })),
+      ),
+    );
+    // As React's client writes bound arguments that a promise's part reaches before their function:
+    // `[p, q, f, { k: p }]`, where `p` and `q` resolve to that object and `f` is bound to it.
+    samples.push(
+      await multipart([
+        ['4', JSON.stringify({ id: KNOWN_ACTION, bound: '$@3' })],
+        ['0', JSON.stringify(['$@1', '$@2', '$h4', { k0: '$@1' }])],
+        ['1', '"$0:3"'],
+        ['2', '"$0:3"'],
+        ['6', JSON.stringify({ id: KNOWN_ACTION, bound: '$@5' })],
+        ['3', '["$@2","$h6"]'],
+        ['5', '["$0:3"]'],
+      ]),
+    );
+    const answers = await Promise.all(samples.map(guarded));
+    expect(answers.filter((answer) => !answer.startsWith('400 Malformed server action arguments'))).toEqual([]);
+    expect(nextOutcomes(samples)).toEqual(samples.map(() => 'decode failed: decoding hung'));
+  }, 30_000);
 
   // A body React waits on forever takes two seconds to be given up on: more time than a test's default.
   it("answers 400 for what Next's decoder fails on, where Next would answer 500", async () => {
