@@ -703,6 +703,12 @@ export function actionArgumentsProblem(body) {
     const holder = slots.get(id);
     if (holder !== undefined && holder !== 'a stream') return `rows of a stream sent for part ${id}, read as ${holder}`;
   }
+  // React's client sends a stream's rows as `S<id>` and nothing as `<id>`. A part named `<id>` is
+  // taken as a row if it comes after the stream opened, and one that does not decode there fails
+  // the whole decode, not only the stream.
+  for (const [id, holder] of slots) {
+    if (holder === 'a stream' && parts.byId.has(id)) return `part ${id} is sent where a stream's rows go as S${id}`;
+  }
   return undefined;
 }
 

@@ -307,6 +307,15 @@ describe("React's encoding of a server action's arguments (Next's vendored react
       [upload, new FormData()],
       [action, { again: action }, action.bind(null, 'bound', new Date(0))],
       [new ReadableStream({ start: (controller) => controller.close() })],
+      [
+        new ReadableStream({
+          start: (controller) => {
+            controller.enqueue(shared);
+            controller.enqueue(new Map([['key', shared]]));
+            controller.close();
+          },
+        }),
+      ],
       [rows(), { rows: rows() }],
       [{ callback: () => 1, symbol: Symbol('local') }],
       // Parts written before the list, decoded with it, that refer back into it.
@@ -482,6 +491,12 @@ describe("React's encoding of a server action's arguments (Next's vendored react
         ['1', JSON.stringify({ id: KNOWN_ACTION, bound: '$@2' })],
         ['2', JSON.stringify(Array.from({ length: ACTION_ARGUMENTS_LIMIT + 1 }, () => 0))],
         ['0', '["$h1"]'],
+      ]),
+      // A part under a stream's own id, taken as a row, that fails the whole decode there.
+      await multipart([
+        ['0', '["$R1"]'],
+        ['1', '[["$o2","$2"]]'],
+        ['2', '{"b":["$o2"]}'],
       ]),
       // As React's client writes a server function whose bound arguments refer back to what holds
       // it: `[x, f.bind(null, x)]`, a Map holding it, a promise's value holding it, and
