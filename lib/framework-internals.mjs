@@ -171,13 +171,17 @@ export function reloadingActionHeaders(location) {
 // `app-render/action-handler.js`) is answered as the action's own failure: a 500 and an error event.
 // What React's decoder would fail on is named here, so that it can be refused as a 400 before Next
 // starts. React decodes part `0` as it arrives, and with it, depth first in document order, every
-// part it refers to but a promise's, which must have arrived by then; a promise's part is decoded
-// once awaited, the same way. A part waits for the parts it refers to, but for one still being
-// decoded around it (React patches that reference in later) and a promise's; a server function
-// waits for its bound arguments, a promise's part, and what holds the function waits with it. So
-// bound arguments that wait, however indirectly, on what holds their function wait on themselves,
-// and the request hangs: a cycle in that graph of waits. Not covered: a server function among the
-// arguments whose id the build does not know, React's limit on array slots, and a stream's rows
+// part it refers to but a promise's, which must have arrived by then; then each server function's
+// bound arguments, a promise's part, the same way, and a promise's part once awaited. A part waits
+// for the parts it refers to, but for one still being decoded around it (React patches that
+// reference in later) and a promise's; a server function waits for its bound arguments, and what
+// holds the function waits with it. So bound arguments that wait, however indirectly, on what
+// holds their function wait on themselves, and the request hangs: a cycle in that graph of waits.
+// Refused too, though React may decode them, as its client never writes them and React's answer
+// turns on the order of its listeners or the parts' arrival: a path through a reference to another
+// part, a part under a stream's own id, a stream's rows before the part that holds it. Not
+// covered: a server function among the arguments whose id the build does not know, React's limit
+// on array slots, the order in which the action awaits its promises, and what a stream's rows hold
 // (read as the action reads them).
 
 /** The most arguments Next passes to an action, and React to a server function's bound ones. */
@@ -189,8 +193,6 @@ const BIGINT_DIGITS_LIMIT = 300;
 // no more than JSON.stringify can, about 2,200 levels in Node.
 const NESTING_LIMIT = 3000;
 const PART_REFERENCE_DEPTH = 4;
-// How many references to references a path may go through.
-const PATH_HOPS_LIMIT = 32;
 // Decoded from the string alone: `$$` an escaped `$`, `$K` a FormData (its entries may be none),
 // `$D` a date, `$I`, `$-` and `$N` the numbers JSON has not, `$u` undefined and `$H` nothing (an
 // object's key holding either is dropped). `$T`, a value that stayed in the browser, too, where no
@@ -302,7 +304,13 @@ class PartEnd {
 /**
  * @typedef {object} Parts
  * @property {Map<number, Part>} byId
- * @property {Set<number>} streamRows the ids rows of a stream were sent for
+ * @property {Map<number, StreamRows>} streamRows the rows sent for each stream id
+ */
+
+/**
+ * @typedef {object} StreamRows
+ * @property {number} first the place of the first row
+ * @property {boolean} afterClose whether a row follows one that closed the stream (`C…`)
  */
 
 /**
@@ -312,17 +320,26 @@ class PartEnd {
  * @returns {Parts | string}
  */
 function partsOf(body) {
-  if (typeof body === 'string') return { byId: new Map([[0, { value: body, position: 0 }]]), streamRows: new Set() };
+  if (typeof body === 'string') return { byId: new Map([[0, { value: body, position: 0 }]]), streamRows: new Map() };
   /** @type {Map<number, Part>} */
   const byId = new Map();
-  const streamRows = new Set();
+  /** @type {Map<number, StreamRows & { isClosed: boolean }>} */
+  const streamRows = new Map();
   let position = 0;
   for (const [name, value] of body) {
     position += 1;
     // A stream's rows share their name; a FormData argument's entries start with `_`.
     if (name.startsWith('S')) {
       const id = Number(name.slice(1));
-      if (name.length > 1 && !Number.isNaN(id)) streamRows.add(id);
+      if (name.length === 1 || Number.isNaN(id)) continue;
+      let rows = streamRows.get(id);
+      if (rows === undefined) {
+        rows = { first: position, afterClose: false, isClosed: false };
+        streamRows.set(id, rows);
+      } else if (rows.isClosed) {
+        rows.afterClose = true;
+      }
+      if (typeof value === 'string' && value.startsWith('C')) rows.isClosed = true;
       continue;
     }
     // React takes a part's id as `+name`: `''`, `' 1'` or `'0x1'` would stand for a part too.
@@ -358,8 +375,8 @@ export function actionArgumentsProblem(body) {
   const built = new Set();
   /** @type {Map<number, boolean>} whether awaiting a part's promise would await itself */
   const circular = new Map();
-  /** @type {Map<string, { value: unknown } | string>} the references a path went through, and where they led */
-  const followed = new Map();
+  /** @type {Map<number, { tag: string, heldAt: number }>} each stream's tag, and the place of the part that holds it */
+  const streams = new Map();
   /** @type {number[]} the parts whose values are being looked into, innermost last */
   const openParts = [];
   /** @type {Set<number>} the same parts */
@@ -390,8 +407,14 @@ export function actionArgumentsProblem(body) {
   const pending = [];
   /** @type {Context[]} each pending value's context, at the same index */
   const pendingContexts = [];
-  /** @type {{ id: number, arrivedBy: number }[]} promises' parts, decoded once the list is */
+  /** @type {{ id: number, arrivedBy: number }[]} promises' parts, decoded once the list is, as the action awaits them */
   const awaited = [];
+  /**
+   * Server functions' bound arguments' parts, decoded before any promise's part: React decodes
+   * them as soon as the decode that met their function is done.
+   * @type {{ id: number, arrivedBy: number }[]}
+   */
+  const boundQueue = [];
 
   /** @param {number} id */
   const nameOf = (id) => (id === 0 ? 'the argument list' : `part ${id}`);
@@ -519,7 +542,8 @@ export function actionArgumentsProblem(body) {
    * @param {number} id
    */
   const waitForPart = (id) => {
-    if (!walkedOpen.has(id)) wait(currentPart(), id);
+    // The argument list itself is decoded inside no other part.
+    if (openParts.length > 0 && !walkedOpen.has(id)) wait(currentPart(), id);
   };
 
   /**
@@ -555,13 +579,12 @@ export function actionArgumentsProblem(body) {
 
   /**
    * The value a `$<id>:<key>:…` reference names; a string naming the problem when React would
-   * not find it (it follows keys of plain objects and lists, and references to other parts).
+   * not find it (it follows keys of plain objects and lists).
    * @param {string} text
    * @param {Context} from
-   * @param {number} hops
    * @returns {{ value: unknown } | string}
    */
-  const referenced = (text, from, hops) => {
+  const referenced = (text, from) => {
     // A path follows nesting, which goes no deeper than NESTING_LIMIT: one longer leads nowhere.
     const [hexId = '', ...path] = text.slice(1).split(':', NESTING_LIMIT + 2);
     if (path.length > NESTING_LIMIT) return `a reference with a path over ${NESTING_LIMIT} keys`;
@@ -571,18 +594,11 @@ export function actionArgumentsProblem(body) {
     if (typeof model === 'string') return model;
     let { value } = model;
     for (const key of path) {
+      // React's client writes a path within one part. One through a reference to another part
+      // finds that reference decoded, or not yet (null for good), depending on the order of
+      // React's listeners.
       if (isReference(value) && !TAGS.has(/** @type {string} */ (value)[1] ?? '')) {
-        if (hops >= PATH_HOPS_LIMIT) return `a reference through too many others: ${text.slice(0, 40)}`;
-        // Followed once each, so that a body's paths cost no more than their length.
-        let through = followed.get(/** @type {string} */ (value));
-        if (through === undefined) {
-          through = referenced(/** @type {string} */ (value), from, hops + 1);
-          followed.set(/** @type {string} */ (value), through);
-        }
-        if (typeof through === 'string') return through;
-        // Followed before, maybe from another part: this one waits for it all the same.
-        waitForPart(Number.parseInt(/** @type {string} */ (value).slice(1), 16));
-        value = through.value;
+        return `a reference through another: ${text.slice(0, 40)}`;
       }
       if (key === '__proto__' || typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) {
         return `a reference to nothing: ${text.slice(0, 40)}`;
@@ -613,22 +629,27 @@ export function actionArgumentsProblem(body) {
       }
     }
     if (!TAGS.has(tag)) {
-      const target = referenced(text, from, 0);
+      const target = referenced(text, from);
       return typeof target === 'string' ? target : undefined;
     }
     const id = Number.parseInt(text.slice(2), 16);
     if (Number.isNaN(id)) return `a reference without a part: ${text.slice(0, 20)}`;
-    if (STREAM_TAGS.has(tag)) return takeSlot(id, 'a stream');
+    if (STREAM_TAGS.has(tag)) {
+      if (!streams.has(id)) streams.set(id, { tag, heldAt: parts.byId.get(currentPart())?.position ?? 0 });
+      return takeSlot(id, 'a stream');
+    }
     if (BUILT_ONCE_TAGS.has(tag)) {
       if (built.has(id)) return `part ${id} is referred to twice: ${text.slice(0, 20)}`;
       built.add(id);
     }
     if (MODEL_TAGS.has(tag)) {
+      // What holds a server function, before its own part is opened.
+      const holder = currentPart();
       const model = modelOf(id, from, tag === '@');
       if (typeof model === 'string') return model;
       if (!isModelShaped(tag, model.value)) return `part ${id} does not fit ${text.slice(0, 20)}`;
       return tag === 'h'
-        ? boundArgumentsProblem(/** @type {Record<string, unknown>} */ (model.value).bound, id)
+        ? boundArgumentsProblem(/** @type {Record<string, unknown>} */ (model.value).bound, id, holder, from)
         : undefined;
     }
     const part = parts.byId.get(id);
@@ -646,15 +667,18 @@ export function actionArgumentsProblem(body) {
 
   /**
    * A server function's bound arguments: React takes at most 1,000. What holds the function waits
-   * for it, and it for its bound arguments' part.
+   * for it, and it for its bound arguments' part, which is queued to be decoded.
    * @param {unknown} bound
    * @param {number} functionId the function's part
+   * @param {number} holder the part that holds the function
+   * @param {Context} from
    */
-  const boundArgumentsProblem = (bound, functionId) => {
+  const boundArgumentsProblem = (bound, functionId, holder, from) => {
     if (typeof bound !== 'string' || !bound.startsWith('$@')) return undefined;
     const id = Number.parseInt(bound.slice(2), 16);
-    wait(currentPart(), -1 - functionId);
+    wait(holder, -1 - functionId);
     wait(-1 - functionId, id);
+    boundQueue.push({ id, arrivedBy: Math.max(from.arrivedBy, parts.byId.get(id)?.position ?? 0) });
     const model = jsonOf(id);
     return typeof model !== 'string' && Array.isArray(model.value) && model.value.length > ACTION_ARGUMENTS_LIMIT
       ? `a server function with more than ${ACTION_ARGUMENTS_LIMIT} bound arguments`
@@ -671,10 +695,13 @@ export function actionArgumentsProblem(body) {
   if (!Array.isArray(root.value)) return 'the arguments are not a list';
   if (root.value.length > ACTION_ARGUMENTS_LIMIT) return `more than ${ACTION_ARGUMENTS_LIMIT} arguments`;
   // Depth first, without recursion: JSON nested as deep as JSON.parse takes must not overflow here.
-  // The list first, then each promise's part as React decodes it, from a stack of its own.
-  for (let group = 0; pending.length > 0 || group < awaited.length; ) {
+  // The list first, then each server function's bound arguments and each promise's part as React
+  // decodes them, each from a stack of its own.
+  for (let bound = 0, group = 0; pending.length > 0 || bound < boundQueue.length || group < awaited.length; ) {
     if (pending.length === 0) {
-      const next = /** @type {{ id: number, arrivedBy: number }} */ (awaited[group++]);
+      const next = /** @type {{ id: number, arrivedBy: number }} */ (
+        bound < boundQueue.length ? boundQueue[bound++] : awaited[group++]
+      );
       if (walked.has(next.id)) continue;
       walked.add(next.id);
       openPart(next.id);
@@ -699,13 +726,20 @@ export function actionArgumentsProblem(body) {
   }
   if (waitsOnItself(waitsFor)) return BOUND_BACK;
   // A row sent for an id React opened no stream on lands in whatever holds that slot.
-  for (const id of parts.streamRows) {
+  for (const [id, rows] of parts.streamRows) {
     const holder = slots.get(id);
     if (holder !== undefined && holder !== 'a stream') return `rows of a stream sent for part ${id}, read as ${holder}`;
+    // React's client sends a stream's rows after the part that holds it. React decodes rows that
+    // came before inside that part's decode, where they may take or wait on its values, and a
+    // row after the one that closed a ReadableStream fails the whole decode.
+    const stream = streams.get(id);
+    if (stream === undefined) continue;
+    if (rows.first < stream.heldAt) return `rows of a stream sent before what holds it, for part ${id}`;
+    if (rows.afterClose && (stream.tag === 'R' || stream.tag === 'r'))
+      return `rows of a stream sent after it closed, for part ${id}`;
   }
-  // React's client sends a stream's rows as `S<id>` and nothing as `<id>`. A part named `<id>` is
-  // taken as a row if it comes after the stream opened, and one that does not decode there fails
-  // the whole decode, not only the stream.
+  // React's client sends a stream's rows as `S<id>` and nothing as `<id>`: React would take such a
+  // part as a row, or not, by when it arrives.
   for (const [id, holder] of slots) {
     if (holder === 'a stream' && parts.byId.has(id)) return `part ${id} is sent where a stream's rows go as S${id}`;
   }

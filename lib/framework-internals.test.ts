@@ -498,6 +498,43 @@ describe("React's encoding of a server action's arguments (Next's vendored react
         ['1', '[["$o2","$2"]]'],
         ['2', '{"b":["$o2"]}'],
       ]),
+      // Bound arguments React decodes as soon as the list is, before any promise's part.
+      await multipart([
+        ['1', '["$3","$h2"]'],
+        ['2', JSON.stringify({ id: KNOWN_ACTION, bound: '$@3' })],
+        ['3', '["$1"]'],
+        ['0', '["$@1","$h2"]'],
+      ]),
+      // Paths through a reference to another part, which React finds decoded or not by the order
+      // of its listeners.
+      await multipart([
+        ['3', '[]'],
+        ['2', JSON.stringify({ id: KNOWN_ACTION, bound: '$@3' })],
+        ['1', '{"x":1,"f":"$h2"}'],
+        ['0', '["$1","$0:0:x"]'],
+      ]),
+      text('["$0:1:a:z",{"a":"$0:2"},{"z":1}]'),
+      // Rows of a stream sent before what holds it, decoded inside its decode: one takes a Map the
+      // list takes too, one makes the list wait on a server function's bound arguments that wait
+      // on it; and a row after the one that closed the stream.
+      await multipart([
+        ['5', '[["a",1]]'],
+        ['S1', '"$Q5"'],
+        ['0', '["$R1","$Q5"]'],
+      ]),
+      await multipart([
+        ['2', JSON.stringify({ id: KNOWN_ACTION, bound: '$@4' })],
+        ['3', '{"f":"$h2","g":"$5"}'],
+        ['5', '["$3"]'],
+        ['4', '["$5"]'],
+        ['S1', '"$5"'],
+        ['0', '["$R1","$3"]'],
+      ]),
+      await multipart([
+        ['0', '["$R1"]'],
+        ['S1', 'C'],
+        ['S1', '1'],
+      ]),
       // As React's client writes a server function whose bound arguments refer back to what holds
       // it: `[x, f.bind(null, x)]`, a Map holding it, a promise's value holding it, and
       // `[x, f.bind(null, new Set([x]))]`.
@@ -529,6 +566,17 @@ describe("React's encoding of a server action's arguments (Next's vendored react
     expect(answers.filter((answer) => !answer.startsWith('400 Malformed server action arguments'))).toEqual([]);
     expect(nextOutcomes(refused).filter((outcome) => outcome === 'ok')).toEqual([]);
   }, 30_000);
+
+  it('lets through a server function bound to the part that describes it, which React decodes', async () => {
+    // Only what holds the function waits for it, not the function's own part.
+    const sample = await multipart([
+      ['2', JSON.stringify({ id: KNOWN_ACTION, bound: '$@1' })],
+      ['0', '["$h2"]'],
+      ['1', '["$2"]'],
+    ]);
+    expect(await guarded(sample)).toBe('pass');
+    expect(nextOutcomes([sample])).toEqual(['ok']);
+  });
 
   it("answers 400 for every generated body Next's decoder fails on, text and multipart", async () => {
     // mulberry32: every bit of it varies, where a power-of-two LCG's low bits cycle.
