@@ -310,7 +310,7 @@ class PartEnd {
 /**
  * @typedef {object} StreamRows
  * @property {number} first the place of the first row
- * @property {boolean} afterClose whether a row follows one that closed the stream (`C…`)
+ * @property {boolean} afterClose whether a row other than a close follows one that closed the stream (`C…`)
  */
 
 /**
@@ -331,15 +331,18 @@ function partsOf(body) {
     // A stream's rows share their name; a FormData argument's entries start with `_`.
     if (name.startsWith('S')) {
       const id = Number(name.slice(1));
-      if (name.length === 1 || Number.isNaN(id)) continue;
+      // React keeps a file under a row's name and never reads it as a row.
+      if (name.length === 1 || Number.isNaN(id) || typeof value !== 'string') continue;
+      const isClose = value.startsWith('C');
       let rows = streamRows.get(id);
       if (rows === undefined) {
         rows = { first: position, afterClose: false, isClosed: false };
         streamRows.set(id, rows);
-      } else if (rows.isClosed) {
+      } else if (rows.isClosed && !isClose) {
+        // Closing a closed stream again changes nothing.
         rows.afterClose = true;
       }
-      if (typeof value === 'string' && value.startsWith('C')) rows.isClosed = true;
+      if (isClose) rows.isClosed = true;
       continue;
     }
     // React takes a part's id as `+name`: `''`, `' 1'` or `'0x1'` would stand for a part too.

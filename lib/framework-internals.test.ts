@@ -567,15 +567,37 @@ describe("React's encoding of a server action's arguments (Next's vendored react
     expect(nextOutcomes(refused).filter((outcome) => outcome === 'ok')).toEqual([]);
   }, 30_000);
 
-  it('lets through a server function bound to the part that describes it, which React decodes', async () => {
-    // Only what holds the function waits for it, not the function's own part.
-    const sample = await multipart([
-      ['2', JSON.stringify({ id: KNOWN_ACTION, bound: '$@1' })],
-      ['0', '["$h2"]'],
-      ['1', '["$2"]'],
-    ]);
-    expect(await guarded(sample)).toBe('pass');
-    expect(nextOutcomes([sample])).toEqual(['ok']);
+  it('lets through what React decodes though its client never writes it: a function bound to its own description, files under a row name, a stream closed twice', async () => {
+    const samples = [
+      // Only what holds a server function waits for it, not the function's own part.
+      await multipart([
+        ['2', JSON.stringify({ id: KNOWN_ACTION, bound: '$@1' })],
+        ['0', '["$h2"]'],
+        ['1', '["$2"]'],
+      ]),
+      // React keeps a file under a row's name and never reads it as a row.
+      await multipart([
+        ['0', '["$R1"]'],
+        ['S1', '5'],
+        ['S1', 'C'],
+        ['S1', { file: 'x' }],
+      ]),
+      await multipart([
+        ['S1', { file: 'x' }],
+        ['0', '["$R1"]'],
+        ['S1', '5'],
+        ['S1', 'C'],
+      ]),
+      // A second close changes nothing.
+      await multipart([
+        ['0', '["$R1"]'],
+        ['S1', '5'],
+        ['S1', 'C'],
+        ['S1', 'C'],
+      ]),
+    ];
+    expect(await Promise.all(samples.map(guarded))).toEqual(samples.map(() => 'pass'));
+    expect(nextOutcomes(samples)).toEqual(samples.map(() => 'ok'));
   });
 
   it("answers 400 for every generated body Next's decoder fails on, text and multipart", async () => {
