@@ -179,10 +179,11 @@ export function reloadingActionHeaders(location) {
 // holds their function wait on themselves, and the request hangs: a cycle in that graph of waits.
 // Refused too, though React may decode them, as its client never writes them and React's answer
 // turns on the order of its listeners or the parts' arrival: a path through a reference to another
-// part, a part under a stream's own id, a stream's rows before the part that holds it. Not
-// covered: a server function among the arguments whose id the build does not know, React's limit
-// on array slots, the order in which the action awaits its promises, and what a stream's rows hold
-// (read as the action reads them).
+// part, a part under a stream's own id, a stream's rows before the part that holds it, or taking
+// a Map, a Set, an iterator or a stream the arguments take too. Not covered: a server function
+// among the arguments whose id the build does not know, React's limit on array slots, the order in
+// which the action awaits its promises, and the rest of what a stream's rows hold (read as the
+// action reads them).
 
 /** The most arguments Next passes to an action, and React to a server function's bound ones. */
 export const ACTION_ARGUMENTS_LIMIT = 1000;
@@ -287,6 +288,36 @@ function waitsOnItself(waitsFor) {
   return false;
 }
 
+/**
+ * What a stream's row takes as a Map, a Set, an iterator or a stream: the parts it names with
+ * those tags, found without recursion. A close row's value follows its `C`.
+ * @param {string} row
+ * @returns {{ tag: string, id: number }[]}
+ */
+function partsTakenBy(row) {
+  let value;
+  try {
+    value = JSON.parse(row.startsWith('C') ? row.slice(1) || 'null' : row);
+  } catch {
+    // A row that is not JSON fails its own stream alone.
+    return [];
+  }
+  /** @type {{ tag: string, id: number }[]} */
+  const taken = [];
+  const values = [value];
+  while (values.length > 0) {
+    const next = values.pop();
+    if (typeof next === 'string') {
+      const tag = next[0] === '$' ? (next[1] ?? '') : '';
+      const id = Number.parseInt(next.slice(2), 16);
+      if ((BUILT_ONCE_TAGS.has(tag) || STREAM_TAGS.has(tag)) && !Number.isNaN(id)) taken.push({ tag, id });
+    } else if (typeof next === 'object' && next !== null) {
+      for (const inside of Object.values(next)) values.push(inside);
+    }
+  }
+  return taken;
+}
+
 /** Where, in the walk, a part's values have all been looked into. */
 class PartEnd {
   /** @param {number} id */
@@ -311,6 +342,7 @@ class PartEnd {
  * @typedef {object} StreamRows
  * @property {number} first the place of the first row
  * @property {boolean} afterClose whether a row other than a close follows one that closed the stream (`C…`)
+ * @property {string[]} texts the rows, as sent
  */
 
 /**
@@ -336,13 +368,14 @@ function partsOf(body) {
       const isClose = value.startsWith('C');
       let rows = streamRows.get(id);
       if (rows === undefined) {
-        rows = { first: position, afterClose: false, isClosed: false };
+        rows = { first: position, afterClose: false, isClosed: false, texts: [] };
         streamRows.set(id, rows);
       } else if (rows.isClosed && !isClose) {
         // Closing a closed stream again changes nothing.
         rows.afterClose = true;
       }
       if (isClose) rows.isClosed = true;
+      rows.texts.push(value);
       continue;
     }
     // React takes a part's id as `+name`: `''`, `' 1'` or `'0x1'` would stand for a part too.
@@ -738,6 +771,15 @@ export function actionArgumentsProblem(body) {
     const stream = streams.get(id);
     if (stream === undefined) continue;
     if (rows.first < stream.heldAt) return `rows of a stream sent before what holds it, for part ${id}`;
+    // A Map, a Set, an iterator or a stream is built once: a row that takes one the arguments take
+    // too fails, or makes the arguments fail, whichever React decodes second.
+    for (const text of rows.texts) {
+      for (const { tag, id: taken } of partsTakenBy(text)) {
+        if (STREAM_TAGS.has(tag) ? slots.has(taken) : built.has(taken)) {
+          return `a stream's row takes part ${taken}, which the arguments take too`;
+        }
+      }
+    }
     if (rows.afterClose && (stream.tag === 'R' || stream.tag === 'r'))
       return `rows of a stream sent after it closed, for part ${id}`;
   }

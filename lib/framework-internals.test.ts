@@ -535,6 +535,23 @@ describe("React's encoding of a server action's arguments (Next's vendored react
         ['S1', 'C'],
         ['S1', '1'],
       ]),
+      // Rows that take a Map the arguments take too, held back until their stream's part is
+      // decoded: as a server function's bound arguments, and as a promise's value.
+      await multipart([
+        ['3', JSON.stringify({ id: KNOWN_ACTION, bound: '$@2' })],
+        ['5', '[["a",1]]'],
+        ['0', '["$h3"]'],
+        ['2', '["$R1","$Q5"]'],
+        ['S1', '"$Q5"'],
+        ['S1', 'C'],
+      ]),
+      await multipart([
+        ['5', '[["a",1]]'],
+        ['0', '["$@2"]'],
+        ['2', '["$R1","$Q5"]'],
+        ['S1', '"$Q5"'],
+        ['S1', 'C'],
+      ]),
       // As React's client writes a server function whose bound arguments refer back to what holds
       // it: `[x, f.bind(null, x)]`, a Map holding it, a promise's value holding it, and
       // `[x, f.bind(null, new Set([x]))]`.
