@@ -435,9 +435,10 @@ export function actionArgumentsProblem(body) {
 
   /**
    * Where a value is decoded: by when its parts must have arrived (the place of the part whose
-   * arrival decodes it), how deep in React's decoder, whether a key above it has a `:`. Shared by
-   * the values of one list or object: a body of a million small values costs a million pushes.
-   * @typedef {{ arrivedBy: number, depth: number, underColon: boolean }} Context
+   * arrival decodes it), how deep in React's decoder, whether a key above it has a `:`, whether
+   * its own key is `then` (where React makes no server function). Shared by the values of one list
+   * or object: a body of a million small values costs a million pushes.
+   * @typedef {{ arrivedBy: number, depth: number, underColon: boolean, underThen?: boolean }} Context
    */
   /** @type {unknown[]} values still to look into, in document order from the end: objects, and references */
   const pending = [];
@@ -523,7 +524,7 @@ export function actionArgumentsProblem(body) {
       for (let index = value.length - 1; index >= 0; index -= 1) {
         const item = value[index];
         if (isWorthALook(item)) {
-          inside ??= { ...context, depth: context.depth + 1 };
+          inside ??= { ...context, depth: context.depth + 1, underThen: false };
           pending.push(item);
           pendingContexts.push(inside);
         }
@@ -534,16 +535,21 @@ export function actionArgumentsProblem(body) {
     const keys = Object.keys(record);
     /** @type {Context | undefined} */
     let underColon;
+    /** @type {Context | undefined} */
+    let underThen;
     for (let index = keys.length - 1; index >= 0; index -= 1) {
       const key = /** @type {string} */ (keys[index]);
       const item = record[key];
       // React drops a `__proto__` key unread.
       if (key === '__proto__' || !isWorthALook(item)) continue;
       pending.push(item);
-      inside ??= { ...context, depth: context.depth + 1 };
+      inside ??= { ...context, depth: context.depth + 1, underThen: false };
       if (key.includes(':')) {
         underColon ??= { ...inside, underColon: true };
         pendingContexts.push(underColon);
+      } else if (key === 'then') {
+        underThen ??= { ...inside, underThen: true };
+        pendingContexts.push(underThen);
       } else {
         pendingContexts.push(inside);
       }
@@ -607,7 +613,12 @@ export function actionArgumentsProblem(body) {
       } else {
         walked.add(id);
         openPart(id);
-        queuePart(model.value, { ...from, depth: from.depth + PART_REFERENCE_DEPTH, underColon: false });
+        queuePart(model.value, {
+          ...from,
+          depth: from.depth + PART_REFERENCE_DEPTH,
+          underColon: false,
+          underThen: false,
+        });
       }
     }
     return model;
@@ -684,7 +695,7 @@ export function actionArgumentsProblem(body) {
       const model = modelOf(id, from, tag === '@');
       if (typeof model === 'string') return model;
       if (!isModelShaped(tag, model.value)) return `part ${id} does not fit ${text.slice(0, 20)}`;
-      return tag === 'h'
+      return tag === 'h' && makesAServerFunction(/** @type {{ id: string }} */ (model.value).id, from)
         ? boundArgumentsProblem(/** @type {Record<string, unknown>} */ (model.value).bound, id, holder, from)
         : undefined;
     }
@@ -700,6 +711,14 @@ export function actionArgumentsProblem(body) {
       ? undefined
       : `part ${id} is not a whole number of ${text.slice(0, 2)} elements`;
   };
+
+  /**
+   * Whether React makes a server function of a `$h` reference: not under a `then` key, nor for an
+   * id that decodes to anything but a string (`loadServerReference`).
+   * @param {string} id
+   * @param {Context} from
+   */
+  const makesAServerFunction = (id, from) => from.underThen !== true && (!id.startsWith('$') || id.startsWith('$$'));
 
   /**
    * A server function's bound arguments: React takes at most 1,000. What holds the function waits

@@ -584,13 +584,25 @@ describe("React's encoding of a server action's arguments (Next's vendored react
     expect(nextOutcomes(refused).filter((outcome) => outcome === 'ok')).toEqual([]);
   }, 30_000);
 
-  it('lets through what React decodes though its client never writes it: a function bound to its own description, files under a row name, a stream closed twice', async () => {
+  it('lets through what React decodes though its client never writes it: a function bound to its own description or made of nothing, files under a row name, a stream closed twice', async () => {
     const samples = [
       // Only what holds a server function waits for it, not the function's own part.
       await multipart([
         ['2', JSON.stringify({ id: KNOWN_ACTION, bound: '$@1' })],
         ['0', '["$h2"]'],
         ['1', '["$2"]'],
+      ]),
+      // React makes no server function under a `then` key, nor for an id that is not a string,
+      // so nothing waits on these bound arguments.
+      await multipart([
+        ['1', JSON.stringify({ id: KNOWN_ACTION, bound: '$@2' })],
+        ['2', '["$0"]'],
+        ['0', '[{"then":"$h1"}]'],
+      ]),
+      await multipart([
+        ['2', JSON.stringify({ id: '$@1', bound: '$@1' })],
+        ['0', '["$h2",{"a":1}]'],
+        ['1', '["$0:1"]'],
       ]),
       // React keeps a file under a row's name and never reads it as a row.
       await multipart([
