@@ -48,6 +48,8 @@ const child = spawn(
     // Spotlight's process only: its own telemetry would otherwise go to Sentry's servers.
     '--import',
     new URL('./loopback-only.mjs', import.meta.url).href,
+    '--import',
+    new URL('./stop-with-parent.mjs', import.meta.url).href,
     spotlightCli,
     'run',
     '--port',

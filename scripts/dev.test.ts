@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { type AddressInfo, createServer } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 
 /** `npm run dev` with an app port no one can take, for a check that ends it before it starts anything. */
 async function devRefusing(spotlightPort: string): Promise<{ code: number | null; stderr: string }> {
@@ -14,6 +14,36 @@ async function devRefusing(spotlightPort: string): Promise<{ code: number | null
   });
   const [code] = await once(dev, 'exit');
   return { code, stderr };
+}
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Whether something accepts connections on 127.0.0.1 at `port`. */
+function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return check();
 }
 
 describe('npm run dev (scripts/dev.mjs)', () => {
@@ -73,6 +103,37 @@ describe('npm run dev (scripts/dev.mjs)', () => {
       }
     }
   }, 90_000);
+
+  it('stops Spotlight and next dev, freeing both ports, when it is killed outright', async () => {
+    const [appPort, spotlightPort] = [await freePort(), await freePort()];
+    // Its own process group, so that whatever it started can be ended if this test fails.
+    const dev = spawn(process.execPath, ['scripts/dev.mjs', '--port', String(appPort)], {
+      env: { ...process.env, SPOTLIGHT_PORT: String(spotlightPort), NEXT_DIST_DIR: '.next-dev-killed' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    dev.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    dev.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    try {
+      const bothUp = async () => (await isListening(appPort)) && (await isListening(spotlightPort));
+      expect(await waitFor(bothUp, 60_000), output).toBe(true);
+
+      dev.kill('SIGKILL');
+      const bothFree = async () => !(await isListening(appPort)) && !(await isListening(spotlightPort));
+      expect(await waitFor(bothFree, 15_000), output).toBe(true);
+    } finally {
+      try {
+        process.kill(-(dev.pid ?? 0), 'SIGKILL');
+      } catch {
+        // every process of the group has ended
+      }
+    }
+  }, 120_000);
 
   it.each(['abc', '70000', '0'])('exits 1 and names SPOTLIGHT_PORT when it is %s, not a port', async (value) => {
     const { code, stderr } = await devRefusing(value);
