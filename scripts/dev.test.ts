@@ -16,6 +16,32 @@ async function devRefusing(spotlightPort: string): Promise<{ code: number | null
   return { code, stderr };
 }
 
+/**
+ * `npm run dev` in its own process group, so that whatever it started can be ended with it, and
+ * what it printed so far.
+ */
+function devInItsOwnGroup(args: string[], env: NodeJS.ProcessEnv) {
+  const dev = spawn(process.execPath, ['scripts/dev.mjs', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const printed = { output: '' };
+  for (const stream of [dev.stdout, dev.stderr]) {
+    stream.on('data', (chunk) => {
+      printed.output += chunk;
+    });
+  }
+  const endGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-(dev.pid ?? 0), signal);
+    } catch {
+      // every process of the group has ended
+    }
+  };
+  return { dev, printed, endGroup };
+}
+
 /** A port nothing listens on now. */
 async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
@@ -75,63 +101,39 @@ describe('npm run dev (scripts/dev.mjs)', () => {
     const spotlightPort = (spotlight.address() as AddressInfo).port;
     await new Promise((resolve) => spotlight.close(resolve));
     const { PORT: _port, ...env } = process.env;
-    // Its own process group, so that whatever it started stops with it if it does not exit.
-    const dev = spawn(process.execPath, ['scripts/dev.mjs'], {
-      env: { ...env, SPOTLIGHT_PORT: String(spotlightPort), NEXT_DIST_DIR: '.next-dev-port' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
+    const { dev, printed, endGroup } = devInItsOwnGroup([], {
+      ...env,
+      SPOTLIGHT_PORT: String(spotlightPort),
+      NEXT_DIST_DIR: '.next-dev-port',
     });
-    let output = '';
-    dev.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    dev.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    const timeout = setTimeout(() => process.kill(-(dev.pid ?? 0), 'SIGKILL'), 60_000);
+    const timeout = setTimeout(() => endGroup('SIGKILL'), 60_000);
     try {
       const [code] = await once(dev, 'exit');
-      expect(output).not.toMatch(/using available port/);
-      expect(code, output).toBe(1);
+      expect(printed.output).not.toMatch(/using available port/);
+      expect(code, printed.output).toBe(1);
     } finally {
       clearTimeout(timeout);
       holder.close();
-      try {
-        process.kill(-(dev.pid ?? 0), 'SIGTERM');
-      } catch {
-        // every process of the group has ended
-      }
+      endGroup('SIGTERM');
     }
   }, 90_000);
 
   it('stops Spotlight and next dev, freeing both ports, when it is killed outright', async () => {
     const [appPort, spotlightPort] = [await freePort(), await freePort()];
-    // Its own process group, so that whatever it started can be ended if this test fails.
-    const dev = spawn(process.execPath, ['scripts/dev.mjs', '--port', String(appPort)], {
-      env: { ...process.env, SPOTLIGHT_PORT: String(spotlightPort), NEXT_DIST_DIR: '.next-dev-killed' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let output = '';
-    dev.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    dev.stderr.on('data', (chunk) => {
-      output += chunk;
+    const { dev, printed, endGroup } = devInItsOwnGroup(['--port', String(appPort)], {
+      ...process.env,
+      SPOTLIGHT_PORT: String(spotlightPort),
+      NEXT_DIST_DIR: '.next-dev-killed',
     });
     try {
       const bothUp = async () => (await isListening(appPort)) && (await isListening(spotlightPort));
-      expect(await waitFor(bothUp, 60_000), output).toBe(true);
+      expect(await waitFor(bothUp, 60_000), printed.output).toBe(true);
 
       dev.kill('SIGKILL');
       const bothFree = async () => !(await isListening(appPort)) && !(await isListening(spotlightPort));
-      expect(await waitFor(bothFree, 15_000), output).toBe(true);
+      expect(await waitFor(bothFree, 15_000), printed.output).toBe(true);
     } finally {
-      try {
-        process.kill(-(dev.pid ?? 0), 'SIGKILL');
-      } catch {
-        // every process of the group has ended
-      }
+      endGroup('SIGKILL');
     }
   }, 120_000);
 
