@@ -96,10 +96,7 @@ describe('npm run dev (scripts/dev.mjs)', () => {
       holder.once('error', resolve);
       holder.listen(3000, () => resolve(undefined));
     });
-    const spotlight = createServer().listen(0);
-    await once(spotlight, 'listening');
-    const spotlightPort = (spotlight.address() as AddressInfo).port;
-    await new Promise((resolve) => spotlight.close(resolve));
+    const spotlightPort = await freePort();
     const { PORT: _port, ...env } = process.env;
     const { dev, printed, endGroup } = devInItsOwnGroup([], {
       ...env,

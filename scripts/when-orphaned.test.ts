@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 const isRunning = (pid: number) => {
@@ -13,11 +12,11 @@ const isRunning = (pid: number) => {
 };
 
 const helper = pathToFileURL('scripts/when-orphaned.mjs').href;
-// Keeps itself alive, prints its pid, and exits only through whenOrphaned.
+// Keeps itself alive, prints its pid and its parent's, and exits only through whenOrphaned.
 const watcher = `import(${JSON.stringify(helper)}).then(({ whenOrphaned }) => {
   whenOrphaned(() => process.exit(0));
   setInterval(() => {}, 1_000);
-  console.log(process.pid);
+  console.log(process.pid, process.ppid);
 });`;
 // A process that starts `script` and then waits forever, as npm and the shell it runs a script through do.
 const starting = (script: string) =>
@@ -28,7 +27,8 @@ async function startChain(depth: 1 | 2) {
   const inner = depth === 1 ? watcherArgs : JSON.stringify(['-e', starting(watcherArgs)]);
   const top = spawn(process.execPath, ['-e', starting(inner)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [output] = await once(top.stdout, 'data');
-  return { top, watcherPid: Number(String(output).trim()) };
+  const [watcherPid, parentPid] = String(output).trim().split(' ').map(Number);
+  return { top, watcherPid: watcherPid as number, parentPid: parentPid as number };
 }
 
 async function expectStopped(pid: number) {
@@ -59,8 +59,7 @@ describe('whenOrphaned (scripts/when-orphaned.mjs)', () => {
   it.runIf(process.platform === 'linux')(
     'stops a process once the one that started its parent is gone, though the parent lives on (npm gone, its `sh -c` not)',
     async () => {
-      const { top, watcherPid } = await startChain(2);
-      const middlePid = Number(/\) \S+ (\d+)/.exec(readFileSync(`/proc/${watcherPid}/stat`, 'utf8'))?.[1]);
+      const { top, watcherPid, parentPid: middlePid } = await startChain(2);
       try {
         await new Promise((resolve) => setTimeout(resolve, 2_500));
         expect(isRunning(watcherPid)).toBe(true);
