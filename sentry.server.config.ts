@@ -6,7 +6,6 @@ import {
   requestIsolationIntegration,
   withoutSdkCultureCheck,
 } from '@/lib/framework-internals.mjs';
-import { deliveringOffThread } from '@/lib/observability/off-thread-transport';
 import { serverReportingSettings, serverSentryOptions } from '@/lib/observability/server-options';
 import { keepingErrorsForLater } from '@/lib/tunnel/server-envelopes';
 
@@ -22,9 +21,8 @@ if (options) {
       tracesSampleRate: undefined,
       enableOpenTelemetrySetup: false,
       enableRuntimeChannelInjection: false,
-      // Envelopes go out from a thread of their own (lib/observability/off-thread-transport.ts); errors
-      // that ingest cannot take now wait in the tunnel's spool (lib/tunnel/server-envelopes.ts).
-      transport: keepingErrorsForLater(deliveringOffThread(Sentry.makeNodeTransport)),
+      // Errors that ingest cannot take now wait in the tunnel's spool (lib/tunnel/server-envelopes.ts).
+      transport: keepingErrorsForLater(Sentry.makeNodeTransport),
       integrations: (defaults) => [
         // In production never the `Http` integration: its work on every incoming request cost a
         // static page much of its throughput (docs/performance.md), and each request gets its own
