@@ -144,9 +144,11 @@ async function stop({ server }) {
  * timing `/` first would measure a state no real server stays in (docs/performance.md).
  */
 async function warmUp(port) {
+  let requests = 0;
   for (const path of PAGES) {
-    await load({ url: `http://127.0.0.1:${port}${path}`, duration: WARM_UP_SECONDS });
+    requests += (await load({ url: `http://127.0.0.1:${port}${path}`, duration: WARM_UP_SECONDS })).requests.total;
   }
+  return requests;
 }
 
 // Every timed response's latency in ms, by server and page: a page's p99 is taken over all its
@@ -162,6 +164,7 @@ async function throughput(name, path) {
   const result = await instance;
   return {
     perSecond: result.requests.average,
+    requests: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
@@ -288,7 +291,16 @@ const results = {
   firstLoadJs: {},
   lighthouse: { app: { '/': [], '/status': [] }, baseline: { '/': [], '/status': [] } },
   tunnel: { ours: [], minimal: [] },
+  // Of the traced server's requests under load, how many reached ingest as transactions: a server
+  // that dropped them (a full queue) would look faster than one that sends them all.
+  tracedDelivery: { requests: 0, transactions: 0 },
 };
+
+/** Transactions the envelope sink has taken so far (only the traced server sends any). */
+async function transactionsDelivered() {
+  const counts = await (await fetch(`${SINK}/__sink/counts`)).json();
+  return counts.transaction ?? 0;
+}
 
 try {
   if (SHOULD_BUILD) {
@@ -318,14 +330,23 @@ try {
       results.idleRss[name].push(rssOf(running[name].server.child.pid));
       console.log(`  ${name} round ${rep + 1}: started in ${running[name].startupMs.toFixed(0)} ms`);
     }
-    for (const name of SERVERS) await warmUp(targets[name].port);
+    const transactionsBefore = await transactionsDelivered();
+    for (const name of SERVERS) {
+      const requests = await warmUp(targets[name].port);
+      if (name === 'traced') results.tracedDelivery.requests += requests;
+    }
     for (const path of PAGES) {
       for (let cycle = 0; cycle < CYCLES_PER_ROUND; cycle++) {
         for (const name of inTurn(cycle)) {
-          results.throughput[name][path].push(await throughput(name, path));
+          const run = await throughput(name, path);
+          results.throughput[name][path].push(run);
+          if (name === 'traced') results.tracedDelivery.requests += run.requests;
         }
       }
     }
+    // The last transactions are still on their way when the load stops.
+    await sleep(1_000);
+    results.tracedDelivery.transactions += (await transactionsDelivered()) - transactionsBefore;
     for (const name of ['app', 'baseline']) results.loadedRss[name].push(rssOf(running[name].server.child.pid));
     for (const name of SERVERS) await stop(running[name]);
   }
@@ -561,6 +582,14 @@ const loads = [
 ];
 const errorAnswers = loads.reduce((sum, run) => sum + run.non2xx, 0);
 budget('every load-test answer was 2xx', errorAnswers === 0, `${errorAnswers} non-2xx`);
+const { requests: tracedRequests, transactions } = results.tracedDelivery;
+const deliveredShare = transactions / tracedRequests;
+const rate = Number(RECOMMENDED_TRACES_SAMPLE_RATE);
+budget(
+  `the traced server delivered its sampled requests as transactions (${rate * 100} % of them, within a fifth)`,
+  Math.abs(deliveredShare - rate) <= rate / 5,
+  `${transactions} of ${tracedRequests} requests (${(deliveredShare * 100).toFixed(1)} %)`,
+);
 
 const width = Math.max(...rows.map((entry) => entry.metric.length));
 console.log(`\n${'metric'.padEnd(width)}  ${'app'.padStart(10)}  ${'baseline'.padStart(10)}  ratio`);
