@@ -10,7 +10,7 @@ const port = Number(process.argv[2] ?? 3199);
 /** @type {Array<{ project: string, userAgent: string, connection: number, header: unknown, items: Array<{ header: Record<string, unknown>, payload: unknown }> }>} */
 let received = [];
 /** Items received since the sink started, by type: what the bench reads, without every envelope. */
-const itemCounts = {};
+const itemCounts = new Map();
 /** How ingest behaves: healthy, or down (answering `status`), or slow (`delayMs` before answering). */
 let mode = { status: 200, delayMs: 0 };
 
@@ -81,7 +81,7 @@ const server = createServer(async (request, response) => {
     }
     try {
       const [header, items] = parseEnvelope(decode(body, request.headers['content-encoding']));
-      for (const [itemHeader] of items) itemCounts[itemHeader.type] = (itemCounts[itemHeader.type] ?? 0) + 1;
+      for (const [{ type }] of items) itemCounts.set(type, (itemCounts.get(type) ?? 0) + 1);
       received.push({
         project: ingest[1] ?? '',
         userAgent: String(request.headers['user-agent'] ?? ''),
@@ -112,7 +112,8 @@ const server = createServer(async (request, response) => {
     return;
   }
 
-  if (url.pathname === '/__sink/counts' && request.method === 'GET') return send(response, 200, itemCounts);
+  if (url.pathname === '/__sink/counts' && request.method === 'GET')
+    return send(response, 200, Object.fromEntries(itemCounts));
 
   // How many error envelopes were refused while down: a test knows a sender has tried.
   if (url.pathname === '/__sink/refused-errors' && request.method === 'GET')
