@@ -29,18 +29,30 @@ async function isAnswering(url: string): Promise<boolean> {
   );
 }
 
+/** Another `npm run dev` beside the one on DEV_PORT: its ports, its build folder and its settings. */
+export type DevServerOptions = { port: number; spotlightPort: number; distDir: string; env: Record<string, string> };
+
 /**
  * `npm run dev` as the README starts it (Spotlight's `spotlight run` wrapping `next dev`, Turbopack),
- * on a tree with no build output, with only the ports moved. Resolves once `/about` answers 200.
+ * on a tree with no build output, with only the ports moved (and what `options` set). Resolves once
+ * `/about` answers 200.
  */
-export async function startDevServer(): Promise<DevServer> {
-  for (const url of [DEV_URL, SPOTLIGHT_URL]) {
+export async function startDevServer(
+  { port, spotlightPort, distDir, env }: DevServerOptions = {
+    port: DEV_PORT,
+    spotlightPort: SPOTLIGHT_PORT,
+    distDir: DIST_DIR,
+    env: {},
+  },
+): Promise<DevServer> {
+  const devUrl = `http://localhost:${port}`;
+  for (const url of [devUrl, `http://localhost:${spotlightPort}`]) {
     // `next dev` would move to the next free port and the test would read someone else's server.
     expect(await isAnswering(url), `${url} is already taken: stop what runs there`).toBe(false);
   }
-  await rm(DIST_DIR, { recursive: true, force: true });
-  const child: ChildProcess = spawn('npm', ['run', 'dev', '--', '--port', String(DEV_PORT)], {
-    env: { ...process.env, NEXT_DIST_DIR: DIST_DIR, SPOTLIGHT_PORT: String(SPOTLIGHT_PORT) },
+  await rm(distDir, { recursive: true, force: true });
+  const child: ChildProcess = spawn('npm', ['run', 'dev', '--', '--port', String(port)], {
+    env: { ...process.env, ...env, NEXT_DIST_DIR: distDir, SPOTLIGHT_PORT: String(spotlightPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: npm, Spotlight, next dev and its workers stop together.
     detached: true,
@@ -76,11 +88,11 @@ export async function startDevServer(): Promise<DevServer> {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
       throw new Error(
-        `npm run dev did not serve ${DEV_URL}/about (${child.exitCode === null ? 'timed out' : `exited ${child.exitCode}`}):\n${output}`,
+        `npm run dev did not serve ${devUrl}/about (${child.exitCode === null ? 'timed out' : `exited ${child.exitCode}`}):\n${output}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
-    status = (await fetch(`${DEV_URL}/about`).catch(() => undefined))?.status;
+    status = (await fetch(`${devUrl}/about`).catch(() => undefined))?.status;
   }
   return {
     output: () => output,

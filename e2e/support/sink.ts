@@ -14,25 +14,28 @@ export type ReceivedEnvelope = {
 
 /** What the local ingest received, decoded by @sentry/core's parseEnvelope in the sink. */
 export class EnvelopeSink {
+  /** `url`: a sink of a test's own (scripts/envelope-sink.mjs), not the browser tests' shared one. */
+  constructor(private readonly url = SINK_URL) {}
+
   async clear(): Promise<void> {
-    const response = await fetch(`${SINK_URL}/__sink/envelopes`, { method: 'DELETE' });
+    const response = await fetch(`${this.url}/__sink/envelopes`, { method: 'DELETE' });
     expect(response.ok).toBe(true);
   }
 
   /** Makes ingest answer `status` (503: down), or answer only after `delayMs`; no argument: healthy. */
   async setMode(mode: { status?: number; delayMs?: number } = {}): Promise<void> {
-    const response = await fetch(`${SINK_URL}/__sink/mode`, { method: 'PUT', body: JSON.stringify(mode) });
+    const response = await fetch(`${this.url}/__sink/mode`, { method: 'PUT', body: JSON.stringify(mode) });
     expect(response.ok).toBe(true);
   }
 
   /** How many envelopes holding an error ingest refused while it was down, since the sink started. */
   async refusedErrors(): Promise<number> {
-    const response = await fetch(`${SINK_URL}/__sink/refused-errors`);
+    const response = await fetch(`${this.url}/__sink/refused-errors`);
     return ((await response.json()) as { refusedErrors: number }).refusedErrors;
   }
 
   async envelopes(): Promise<ReceivedEnvelope[]> {
-    const response = await fetch(`${SINK_URL}/__sink/envelopes`);
+    const response = await fetch(`${this.url}/__sink/envelopes`);
     return (await response.json()) as ReceivedEnvelope[];
   }
 

@@ -9,6 +9,7 @@ import { startRequestScopes } from '@/lib/observability/request-scopes';
 import { traceIfSampled } from '@/lib/observability/request-tracing';
 import { startServerTracing } from '@/lib/observability/server-tracing';
 import { runWithClientAddress } from '@/lib/server/seam.mjs';
+import { DEV_TUNNEL_ROUTE, TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
 
 const transactions: Event[] = [];
 const envelopeHeaders: Record<string, unknown>[] = [];
@@ -129,6 +130,31 @@ describe('startServerTracing', () => {
     const fetchSpans = transaction?.spans?.filter((span) => span.origin === 'auto.http.otel.undici');
     expect(fetchSpans).toHaveLength(1);
     expect(downstream.at(-1)?.['sentry-trace']).toBeUndefined();
+  });
+
+  it("sends no transaction for a request to the tunnel, which carries the browser's own envelopes", async () => {
+    // As Next opens a request's root span where nothing decided its trace (`next dev`, whose
+    // tunnel is a route); at this rate every other request is sampled.
+    const tracer = trace.getTracer('next.js');
+    const callerTrace = '3123456789abcdef0123456789abcdef';
+    const caller = propagation.extract(context.active(), { 'sentry-trace': `${callerTrace}-0123456789abcdef-1` });
+    for (const target of [TUNNEL_PATH, `${DEV_TUNNEL_ROUTE}?sentry_key=key`, '/status?after=tunnel']) {
+      context.with(caller, () =>
+        tracer.startActiveSpan(
+          `POST ${target}`,
+          { kind: SpanKind.SERVER, attributes: { 'http.method': 'POST', 'http.target': target } },
+          (root) => {
+            tracer.startSpan('executing api route').end();
+            root.end();
+          },
+        ),
+      );
+    }
+    await Sentry.flush(1_000);
+    const names = transactions
+      .filter((item) => item.contexts?.trace?.trace_id === callerTrace)
+      .map((item) => item.transaction);
+    expect(names).toEqual(['POST /status?after=tunnel']);
   });
 
   it("gives a trace this server began the project, environment, release and rate in its envelope's header", async () => {

@@ -1,6 +1,6 @@
 import 'server-only';
 import Module from 'node:module';
-import { context, propagation, trace } from '@opentelemetry/api';
+import { type Attributes, context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { BasicTracerProvider, ParentBasedSampler, type Sampler, SamplingDecision } from '@opentelemetry/sdk-trace-base';
@@ -12,15 +12,31 @@ import { requestTraceIds, scopeTracePropagator } from '@/lib/observability/span-
 import { sendAsTransactions } from '@/lib/observability/span-transactions';
 import { constructTracedPackages } from '@/lib/observability/traced-packages';
 import { isRequestDecided, isRequestTraced } from '@/lib/server/seam.mjs';
+import { DEV_TUNNEL_ROUTE, TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
+
+/**
+ * Whether a span is Next's root span of a request to the tunnel, named by the target Next records on
+ * it (`http.target`, in its documented span attributes). Those requests carry the browser's own
+ * envelopes to Sentry: under `next dev` they pass through Next (app/api/dev-tunnel/route.ts), and
+ * each would add a transaction of its own to the browser's, as Sentry's SDK keeps from happening
+ * with its own tunnel route. In production server.mjs answers them before Next.
+ */
+function isTunnelRequest(attributes: Attributes): boolean {
+  const target = attributes['http.target'];
+  if (typeof target !== 'string') return false;
+  const [path] = target.split('?', 1);
+  return path === TUNNEL_PATH || path === DEV_TUNNEL_ROUTE;
+}
 
 /**
  * A span follows its parent, in this process or the caller's. A request's root follows the decision
  * server.mjs made as the request arrived (lib/observability/request-tracing.ts), which a caller's
  * span, read from the request's scope (span-propagation.ts), carries too. Where nothing decided
- * (`next dev`, Next's start-up work), a root is decided at the rate.
+ * (`next dev`, Next's start-up work), a root is decided at the rate. A request to the tunnel is
+ * never sampled.
  */
 function requestSampler(sampleRate: number): Sampler {
-  return new ParentBasedSampler({
+  const sampler = new ParentBasedSampler({
     root: {
       shouldSample: () => ({
         decision: (isRequestDecided() ? isRequestTraced() : Math.random() < sampleRate)
@@ -30,6 +46,14 @@ function requestSampler(sampleRate: number): Sampler {
       toString: () => `RequestSampler(${sampleRate})`,
     },
   });
+  return {
+    // Before the parent's decision: a caller's sampled trace does not make the tunnel's request one.
+    shouldSample: (parentContext, traceId, spanName, spanKind, attributes, links) =>
+      isTunnelRequest(attributes)
+        ? { decision: SamplingDecision.NOT_RECORD }
+        : sampler.shouldSample(parentContext, traceId, spanName, spanKind, attributes, links),
+    toString: () => sampler.toString(),
+  };
 }
 
 /**
