@@ -130,6 +130,34 @@ test("a page load and the server request it triggered share one trace, the serve
   expect((server.spans ?? []).map((span) => span.description)).toContain('render route (app) /status');
 });
 
+test("a server action is a transaction in its page's trace, and Next's pass through the proxy before it is named after the proxy", async ({
+  page,
+  sink,
+}) => {
+  await page.goto('/status');
+  const pageload = await sink.waitForItem<Event>(
+    'transaction',
+    (transaction) => transaction.contexts?.trace?.op === 'pageload' && transaction.transaction === '/status',
+  );
+  const traceId = pageload.contexts?.trace?.trace_id ?? '';
+  await page.getByRole('button', { name: 'Check again' }).click();
+  const action = await sink.waitForItem<Event>(
+    'transaction',
+    (transaction) => transaction.transaction === 'POST /status' && transaction.contexts?.trace?.trace_id === traceId,
+  );
+  expect(action.contexts?.trace?.op).toBe('http.server');
+  // proxy.ts checks every server action before Next routes it, in a request pass of its own.
+  const proxyPass = await sink.waitForItem<Event>(
+    'transaction',
+    (transaction) => transaction.transaction === 'middleware POST' && transaction.contexts?.trace?.trace_id === traceId,
+  );
+  expect((proxyPass.spans ?? []).map((span) => span.description)).toEqual(['middleware POST']);
+  const names = inTrace(await sink.items<Event>('transaction'), traceId).map((transaction) => transaction.transaction);
+  expect(names).toEqual(expect.arrayContaining(['/status', 'GET /status', 'POST /status', 'middleware POST']));
+  // Named by its method alone, it would be every action's proxy pass, and any other request's too.
+  expect(names).not.toContain('POST');
+});
+
 test('a page served as built carries no trace of the request that served it, which a shared cache would hand to everyone', async ({
   page,
 }) => {

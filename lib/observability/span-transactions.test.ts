@@ -58,7 +58,14 @@ beforeEach(() => {
 async function traceRequest(
   name: string,
   status: number,
-  { target = '', fetchUrl = '', undiciUrl = '', undiciMethod = 'GET', kind = SpanKind.SERVER } = {},
+  {
+    target = '',
+    fetchUrl = '',
+    undiciUrl = '',
+    undiciMethod = 'GET',
+    kind = SpanKind.SERVER,
+    isProxyPass = false,
+  } = {},
 ) {
   const provider = new BasicTracerProvider({
     spanProcessors: [new LocalTraces(sendAsTransactions(client, 1))],
@@ -79,7 +86,17 @@ async function traceRequest(
           name,
           { kind, attributes: { 'next.route': name.split(' ')[1] ?? '', 'http.target': target } },
           (root) => {
-            tracer.startSpan(`render route (app) ${name.split(' ')[1]}`).end();
+            if (isProxyPass) {
+              // Next's pass through proxy.ts before it routes a server action: the proxy's span alone.
+              const proxyName = `middleware ${name}`;
+              tracer
+                .startSpan(proxyName, {
+                  attributes: { 'next.span_type': 'Middleware.execute', 'next.span_name': proxyName },
+                })
+                .end();
+            } else {
+              tracer.startSpan(`render route (app) ${name.split(' ')[1]}`).end();
+            }
             if (undiciUrl !== '') {
               // As undici's instrumentation opens a request out: named by its method alone, one it
               // does not know (WebDAV's) as `HTTP`, with `_OTHER` as its method.
@@ -187,6 +204,12 @@ describe('sendAsTransactions', () => {
       ['GET /status', 'http.server'],
       ['NextNodeServer.findPageComponents', 'function.nextjs'],
     ]);
+  });
+
+  it("names Next's pass through the proxy before a server action after the proxy's span, as Sentry's SDK does, not by its method alone", async () => {
+    await traceRequest('POST', 200, { target: '/status', isProxyPass: true });
+    await traceRequest('POST /status', 200, { target: '/status' });
+    expect(transactions().map((transaction) => transaction.transaction)).toEqual(['middleware POST', 'POST /status']);
   });
 
   it('drops a not-found page, by its name or by its 404, through the same beforeSendTransaction as the browser', async () => {

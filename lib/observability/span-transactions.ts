@@ -73,6 +73,19 @@ function spanJson(span: ReadableSpan, client: Client): SpanJSON {
 }
 
 /**
+ * What a request's transaction is called: as Next names the request, but for the pass Next makes
+ * through the proxy (`proxy.ts`, which only server actions reach) before it routes the request. That
+ * pass is a request root of its own, with no route, which Next names by the method alone: it is
+ * named after the proxy's span (`middleware POST`), as Sentry's SDK names it.
+ */
+function requestNameOf(trace: LocalTrace, rootName: string): string {
+  if (trace.root.attributes['next.route']) return rootName;
+  const proxy = trace.spans.find((span) => span.attributes['next.span_type'] === 'Middleware.execute');
+  const proxyName = proxy?.attributes['next.span_name'];
+  return typeof proxyName === 'string' ? proxyName : rootName;
+}
+
+/**
  * A local trace as the transaction event Sentry's own spans would have made of it, with the data
  * of the scopes its root started in (tags, user, contexts). A request's root (a server span, as
  * Next opens one for each request) is the server's `http.server` transaction, named as Next names
@@ -84,12 +97,13 @@ function transactionOf(trace: LocalTrace, client: Client, sampleRate: number): T
   const op = isRequest ? 'http.server' : root.op;
   const origin: SpanOrigin = isRequest ? 'auto.http.otel.nextjs' : (root.origin ?? 'auto.otel');
   const status = httpStatusOf(trace.root);
+  const name = isRequest ? requestNameOf(trace, root.description ?? '') : root.description;
   const options = client.getOptions();
   const event: TransactionEvent = {
     type: 'transaction',
     event_id: randomUuidHex(),
     platform: 'node',
-    transaction: root.description,
+    transaction: name,
     transaction_info: { source: isRequest ? 'route' : 'custom' },
     start_timestamp: root.start_timestamp,
     timestamp: root.timestamp,
@@ -121,7 +135,7 @@ function transactionOf(trace: LocalTrace, client: Client, sampleRate: number): T
         true,
         sampleRate,
         {
-          transaction: root.description,
+          transaction: name,
         },
       ),
     },
