@@ -151,7 +151,7 @@ test("a server action is a transaction in its page's trace, and Next's pass thro
     'transaction',
     (transaction) => transaction.transaction === 'middleware POST' && transaction.contexts?.trace?.trace_id === traceId,
   );
-  expect((proxyPass.spans ?? []).map((span) => span.description)).toEqual(['middleware POST']);
+  expect((proxyPass.spans ?? []).map((span) => span.description)).toContain('middleware POST');
   const names = inTrace(await sink.items<Event>('transaction'), traceId).map((transaction) => transaction.transaction);
   expect(names).toEqual(expect.arrayContaining(['/status', 'GET /status', 'POST /status', 'middleware POST']));
   // Named by its method alone, it would be every action's proxy pass, and any other request's too.

@@ -37,14 +37,12 @@ export type DevServerOptions = { port: number; spotlightPort: number; distDir: s
  * on a tree with no build output, with only the ports moved (and what `options` set). Resolves once
  * `/about` answers 200.
  */
-export async function startDevServer(
-  { port, spotlightPort, distDir, env }: DevServerOptions = {
-    port: DEV_PORT,
-    spotlightPort: SPOTLIGHT_PORT,
-    distDir: DIST_DIR,
-    env: {},
-  },
-): Promise<DevServer> {
+export async function startDevServer({
+  port = DEV_PORT,
+  spotlightPort = SPOTLIGHT_PORT,
+  distDir = DIST_DIR,
+  env = {},
+}: Partial<DevServerOptions> = {}): Promise<DevServer> {
   const devUrl = `http://localhost:${port}`;
   for (const url of [devUrl, `http://localhost:${spotlightPort}`]) {
     // `next dev` would move to the next free port and the test would read someone else's server.

@@ -133,12 +133,18 @@ describe('startServerTracing', () => {
   });
 
   it("sends no transaction for a request to the tunnel, which carries the browser's own envelopes", async () => {
-    // As Next opens a request's root span where nothing decided its trace (`next dev`, whose
-    // tunnel is a route); at this rate every other request is sampled.
+    // As Next opens a request's root span under `next dev` (whose tunnel is a route), here in a
+    // caller's sampled trace, which every request but the tunnel's follows.
     const tracer = trace.getTracer('next.js');
     const callerTrace = '3123456789abcdef0123456789abcdef';
     const caller = propagation.extract(context.active(), { 'sentry-trace': `${callerTrace}-0123456789abcdef-1` });
-    for (const target of [TUNNEL_PATH, `${DEV_TUNNEL_ROUTE}?sentry_key=key`, '/status?after=tunnel']) {
+    const targets = [
+      TUNNEL_PATH,
+      `${DEV_TUNNEL_ROUTE}?sentry_key=key`,
+      `${TUNNEL_PATH}-report`,
+      '/status?after=tunnel',
+    ];
+    for (const target of targets) {
       context.with(caller, () =>
         tracer.startActiveSpan(
           `POST ${target}`,
@@ -154,7 +160,7 @@ describe('startServerTracing', () => {
     const names = transactions
       .filter((item) => item.contexts?.trace?.trace_id === callerTrace)
       .map((item) => item.transaction);
-    expect(names).toEqual(['POST /status?after=tunnel']);
+    expect(names).toEqual([`POST ${TUNNEL_PATH}-report`, 'POST /status?after=tunnel']);
   });
 
   it("gives a trace this server began the project, environment, release and rate in its envelope's header", async () => {

@@ -1,6 +1,6 @@
 import 'server-only';
 import Module from 'node:module';
-import { type Attributes, context, propagation, trace } from '@opentelemetry/api';
+import { type Attributes, context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { BasicTracerProvider, ParentBasedSampler, type Sampler, SamplingDecision } from '@opentelemetry/sdk-trace-base';
@@ -21,7 +21,9 @@ import { DEV_TUNNEL_ROUTE, TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
  * each would add a transaction of its own to the browser's, as Sentry's SDK keeps from happening
  * with its own tunnel route. In production server.mjs answers them before Next.
  */
-function isTunnelRequest(attributes: Attributes): boolean {
+function isTunnelRequest(spanKind: SpanKind, attributes: Attributes): boolean {
+  // The proxy's span records the request's target too, under the request's own span.
+  if (spanKind !== SpanKind.SERVER) return false;
   const target = attributes['http.target'];
   if (typeof target !== 'string') return false;
   const [path] = target.split('?', 1);
@@ -49,7 +51,7 @@ function requestSampler(sampleRate: number): Sampler {
   return {
     // Before the parent's decision: a caller's sampled trace does not make the tunnel's request one.
     shouldSample: (parentContext, traceId, spanName, spanKind, attributes, links) =>
-      isTunnelRequest(attributes)
+      isTunnelRequest(spanKind, attributes)
         ? { decision: SamplingDecision.NOT_RECORD }
         : sampler.shouldSample(parentContext, traceId, spanName, spanKind, attributes, links),
     toString: () => sampler.toString(),
