@@ -16,7 +16,10 @@ import {
   BUILD_CONFIG_FILE,
   buildConfigFrom,
   hasStaticFileConditions,
+  isGlobalErrorRoute,
+  NOT_FOUND_ROUTE,
   STANDALONE_CONFIG_VARIABLE,
+  STATIC_FILE_METHODS,
   staticFilePathOf,
   staticFileRefusal,
 } from './lib/framework-internals.mjs';
@@ -189,20 +192,27 @@ function setContentSecurityPolicy(request, response) {
 }
 
 const STATIC_FILE_REFUSALS = {
+  405: `Method not allowed: a static file takes ${STATIC_FILE_METHODS.join(' and ')}`,
   412: 'Precondition failed: the file is not the one the request names',
   416: 'Range not satisfiable',
 };
 
 /**
- * What Next's static file server would refuse a GET or HEAD of one of its files with (412, 416),
- * which Next then answers as a 500 (lib/framework-internals.mjs); undefined for anything else.
+ * What Next's static file server would refuse a request for one of its files with (405 for another
+ * method than GET and HEAD, 412, 416), which Next then answers as a 500
+ * (lib/framework-internals.mjs); undefined for anything else.
  * @param {import('node:http').IncomingMessage} request
+ * @returns {Promise<{ status: 405 | 412 | 416, headers: Record<string, string> } | undefined>}
  */
 async function staticFileRefusalOf(request) {
   const path = staticFilePathOf(request.url ?? '/', distDir);
   if (path === undefined) return undefined;
   const file = await stat(path).catch(() => undefined);
-  return file?.isFile() ? staticFileRefusal(request.headers, file) : undefined;
+  if (!file?.isFile()) return undefined;
+  if (!STATIC_FILE_METHODS.includes(request.method ?? '')) {
+    return { status: 405, headers: { allow: STATIC_FILE_METHODS.join(', ') } };
+  }
+  return staticFileRefusal(request.headers, file);
 }
 
 /**
@@ -211,6 +221,9 @@ async function staticFileRefusalOf(request) {
  * @param {import('node:http').ServerResponse} response
  */
 function handleWithNext(request, response) {
+  // Next would render its error screen's own route as a page and answer 500: the not-found page,
+  // as `next dev` answers it.
+  if (isGlobalErrorRoute(request.url ?? '/')) request.url = NOT_FOUND_ROUTE;
   setContentSecurityPolicy(request, response);
   // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
   // events, and with tracing its trace is decided as it arrives, once (lib/observability/request-tracing.ts).
@@ -278,7 +291,8 @@ const server = createServer(
         );
         return;
       }
-      if ((request.method === 'GET' || request.method === 'HEAD') && hasStaticFileConditions(request.headers)) {
+      // Only a request send could refuse waits for a look at the file.
+      if (!STATIC_FILE_METHODS.includes(request.method ?? '') || hasStaticFileConditions(request.headers)) {
         staticFileRefusalOf(request)
           .then((refusal) =>
             refusal === undefined

@@ -143,6 +143,12 @@ const cases: Hostile[] = [
   { name: 'a chunk: a range past its end', expected: 416, path: chunk, headers: { range: 'bytes=99999999-' } },
   { name: 'a chunk: If-Match another version', expected: 412, path: chunk, headers: { 'if-match': '"x"' } },
   { name: 'a public file: a range inside it', expected: 206, path: '/robots.txt', headers: { range: 'bytes=0-3' } },
+  // Next means 405 for a static file asked for with any other method than GET and HEAD, and answers 500.
+  { name: 'a chunk: POST', expected: 405, path: chunk, method: 'POST', body: 'x' },
+  { name: 'a public file: OPTIONS', expected: 405, path: '/robots.txt', method: 'OPTIONS' },
+  { name: 'a public file: DELETE', expected: 405, path: '/robots.txt', method: 'DELETE' },
+  // Next builds the error screen as a route of its own, which it renders as a page with a 500.
+  { name: "Next's route for the error screen", expected: 404, path: '/_global-error' },
   { name: 'a 20 KB query string', expected: 431, path: `/?${'q'.repeat(20_000)}` },
   { name: 'a 5 KB path', expected: 404, path: `/${'p'.repeat(5_000)}` },
   { name: 'an encoded path traversal', expected: 404, path: '/..%2f..%2fetc%2fpasswd' },
@@ -205,6 +211,27 @@ test("a static file's conditions that hold are answered as Next answers them, an
   // A fresh copy makes the range moot: Next answers 304 before it reads the range.
   const fresh = await request.get('/robots.txt', { headers: { range: 'bytes=999-1000', 'if-none-match': etag } });
   expect(fresh.status()).toBe(304);
+});
+
+test('a static file asked for with another method than GET or HEAD gets 405 with what it allows, and our headers', async ({
+  request,
+}) => {
+  const refused = await request.fetch('/robots.txt', { method: 'PUT', data: 'x' });
+  expect(refused.status()).toBe(405);
+  expect(refused.headers().allow).toBe('GET, HEAD');
+  expect(refused.headers()['x-content-type-options']).toBe('nosniff');
+  // Not a static file: a page's own answer, as before.
+  expect((await request.fetch('/about', { method: 'PUT' })).status()).toBe(405);
+});
+
+test("Next's route for the error screen, asked for by its path, is the not-found page", async ({ page }) => {
+  const response = await page.goto('/_global-error');
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole('heading', { level: 1, name: 'Page not found' })).toBeVisible();
+  // Also by a path that only resolves to it, as Next resolves dot segments.
+  for (const path of ['/x/../_global-error', '/%2e/_global-error']) {
+    expect(await rawRequest(`GET ${path} HTTP/1.1`), path).toMatch(/^HTTP\/1\.1 404 /);
+  }
 });
 
 test('request targets that are not a path get 204 for OPTIONS *, 400 otherwise, and an absolute URL is served as its path', async () => {

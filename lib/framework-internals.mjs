@@ -833,6 +833,19 @@ export function isNextStartUpSpan(attributes) {
   return typeof spanType === 'string' && startUpSpanTypes.has(spanType);
 }
 
+const PROXY_SPAN_TYPE = 'Middleware.execute';
+
+/**
+ * The name Next gives its span around the proxy (`proxy.ts`, a middleware in Next's terms), such as
+ * `middleware POST`, when `attributes` are that span's; undefined for any other span.
+ * @param {Record<string, unknown> | undefined} attributes
+ */
+export function proxySpanNameOf(attributes) {
+  if (attributes?.[NEXT_SPAN_TYPE_ATTRIBUTE] !== PROXY_SPAN_TYPE) return undefined;
+  const name = attributes['next.span_name'];
+  return typeof name === 'string' ? name : undefined;
+}
+
 // --- Whether Next traces a request (Next 16.4.6, `server/lib/trace/tracer.js`) ---------------------
 // Next creates its spans, and enters an OpenTelemetry context for each, whenever
 // `isOpenTelemetryEnabled()` finds tracing set up: when the active span records, or when the global
@@ -1133,12 +1146,39 @@ export function withoutRequireHook(moduleLoader, nodeProcess, construct) {
   }
 }
 
+// --- Next's own routes for its screens (next/dist/shared/lib/entry-constants.js) ---------------------
+
+export const NOT_FOUND_ROUTE = '/_not-found';
+/**
+ * The route Next builds from app/global-error.tsx, to prerender the error screen. Asked for by its
+ * path under `npm start`, Next renders it as a page and answers 500 (`next dev` answers 404).
+ */
+export const GLOBAL_ERROR_ROUTE = '/_global-error';
+
+/**
+ * Whether a request asks for GLOBAL_ERROR_ROUTE, by its path as Next routes it: dot segments
+ * resolved (`/x/../_global-error`, `/%2e/_global-error`), other escapes not decoded.
+ * @param {string} url the request's path and query
+ */
+export function isGlobalErrorRoute(url) {
+  if (!url.includes(GLOBAL_ERROR_ROUTE.slice(1))) return false;
+  try {
+    return new URL(url, 'http://n').pathname === GLOBAL_ERROR_ROUTE;
+  } catch {
+    return false;
+  }
+}
+
 // --- Static files: Next's vendored `send` (Next 16.4.6) --------------------------------------------
 // Next serves `/_next/static/*` and public/ through its copy of `send` (next/dist/compiled/send).
 // When send refuses a GET or HEAD with 412 (If-Match, If-Unmodified-Since) or 416 (a Range past the
 // file), Next renders an error page for that status, which an App Router build does not have, and
-// answers 500 with nothing logged (vercel/next.js#92141). server.mjs answers those two itself, as
+// answers 500 with nothing logged (vercel/next.js#92141). It does the same for the 405 it means for
+// any other method (next/dist/server/lib/router-server.js). server.mjs answers those itself, as
 // send decides them: send's order and parsers, below, which the contract test runs against send.
+
+/** The methods Next serves a static file to. */
+export const STATIC_FILE_METHODS = ['GET', 'HEAD'];
 
 /**
  * Whether a request carries a header that can make send refuse it: only those are looked at.

@@ -20,13 +20,17 @@ import {
   DRAFT_MODE_COOKIE,
   errorOnlyIntegrations,
   FrameworkShapeError,
+  GLOBAL_ERROR_ROUTE,
   gateNextTracing,
   isDraftModeRequest,
+  isGlobalErrorRoute,
   isNextStartUpSpan,
   NEXT_START_UP_SPAN_TYPES,
+  NOT_FOUND_ROUTE,
   PRERENDER_CLASSIFICATION,
   PRERENDER_MANIFEST_FILE,
   prerenderedRoutesFrom,
+  proxySpanNameOf,
   readEsmEntry,
   registerDiagnosticsChannelInjection,
   reloadingActionHeaders,
@@ -36,6 +40,7 @@ import {
   SENTRY_TRACING_SWITCH,
   SERVER_UTILS_MODULE,
   STANDALONE_CONFIG_VARIABLE,
+  STATIC_FILE_METHODS,
   staticFilePathOf,
   staticFileRefusal,
   withoutRequireHook,
@@ -730,6 +735,18 @@ describe("Next's trace spans", () => {
     expect(isNextStartUpSpan({ 'next.span_type': 'LoadComponents.loadRouteModule' })).toBe(true);
     expect(isNextStartUpSpan({ 'next.span_type': 'AppRender.getBodyResult' })).toBe(false);
   });
+
+  it('names its span around the proxy by the span type and the name attribute we read', () => {
+    const { MiddlewareSpan } = require('next/dist/server/lib/trace/constants.js') as Record<
+      string,
+      Record<string, string>
+    >;
+    expect(MiddlewareSpan?.execute).toBe('Middleware.execute');
+    expect(nextSource('server/lib/trace/tracer.js')).toContain("'next.span_name': spanName");
+    const proxySpan = { 'next.span_type': MiddlewareSpan?.execute, 'next.span_name': 'middleware POST' };
+    expect(proxySpanNameOf(proxySpan)).toBe('middleware POST');
+    expect(proxySpanNameOf({ 'next.span_type': 'BaseServer.handleRequest', 'next.span_name': 'POST' })).toBeUndefined();
+  });
 });
 
 describe("Next's switch for its own fetch span (server/lib/patch-fetch.js)", () => {
@@ -1153,6 +1170,13 @@ describe("Next's static file server (its vendored send)", () => {
     expect(disagreements).toEqual([]);
   });
 
+  it('is reached for GET and HEAD alone: Next means 405 for any other method, and answers 500', () => {
+    const staticBranch =
+      /if \(!\(req\.method === 'GET' \|\| req\.method === 'HEAD'\)\) \{\s*res\.setHeader\('Allow', \[\s*'GET',\s*'HEAD'\s*\]\);\s*res\.statusCode = 405;/;
+    expect(nextSource('server/lib/router-server.js')).toMatch(staticBranch);
+    expect(STATIC_FILE_METHODS).toEqual(['GET', 'HEAD']);
+  });
+
   it('reads a path as Next does: /_next/static/* from the build folder, any other from public/, nothing outside', () => {
     expect(staticFilePathOf('/_next/static/chunks/a.js?v=1', '.next')).toBe('.next/static/chunks/a.js');
     expect(staticFilePathOf('/robots.txt', '.next')).toBe('public/robots.txt');
@@ -1169,5 +1193,35 @@ describe("Next's static file server (its vendored send)", () => {
     expect(staticFilePathOf('/%5c..%5cetc', '.next')).toBeUndefined();
     expect(staticFilePathOf('/%00', '.next')).toBeUndefined();
     expect(staticFilePathOf('/%E0%A4%A', '.next')).toBeUndefined();
+  });
+});
+
+describe("Next's own routes for its screens (shared/lib/entry-constants.js)", () => {
+  it('are named as we serve and refuse them', () => {
+    const routes = require('next/dist/shared/lib/entry-constants') as Record<string, string>;
+    expect(routes.UNDERSCORE_NOT_FOUND_ROUTE).toBe(NOT_FOUND_ROUTE);
+    expect(routes.UNDERSCORE_GLOBAL_ERROR_ROUTE).toBe(GLOBAL_ERROR_ROUTE);
+  });
+
+  it("finds the error screen's route by its path as Next routes it, dot segments resolved and nothing else decoded", () => {
+    for (const url of [
+      '/_global-error',
+      '/_global-error?x=1',
+      '/x/../_global-error',
+      '/./_global-error',
+      '/%2e/_global-error',
+    ]) {
+      expect(isGlobalErrorRoute(url), url).toBe(true);
+    }
+    for (const url of [
+      '/_global-error/x',
+      '/%5Fglobal-error',
+      '/_global-error%3Fx',
+      '/_Global-error',
+      '/status',
+      '//_global-error',
+    ]) {
+      expect(isGlobalErrorRoute(url), url).toBe(false);
+    }
   });
 });

@@ -16,6 +16,7 @@ import {
   stripUrlQueryAndFragment,
   type TransactionEvent,
 } from '@sentry/core';
+import { proxySpanNameOf } from '@/lib/framework-internals.mjs';
 import type { LocalTrace } from '@/lib/observability/local-traces';
 import { randomUuidHex } from '@/lib/observability/random-ids';
 import { samplingContextOf } from '@/lib/observability/span-propagation';
@@ -80,9 +81,11 @@ function spanJson(span: ReadableSpan, client: Client): SpanJSON {
  */
 function requestNameOf(trace: LocalTrace, rootName: string): string {
   if (trace.root.attributes['next.route']) return rootName;
-  const proxy = trace.spans.find((span) => span.attributes['next.span_type'] === 'Middleware.execute');
-  const proxyName = proxy?.attributes['next.span_name'];
-  return typeof proxyName === 'string' ? proxyName : rootName;
+  for (const span of trace.spans) {
+    const proxyName = proxySpanNameOf(span.attributes);
+    if (proxyName !== undefined) return proxyName;
+  }
+  return rootName;
 }
 
 /**

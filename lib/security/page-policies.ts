@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import {
   FrameworkShapeError,
   isDraftModeRequest,
+  NOT_FOUND_ROUTE,
   PRERENDER_MANIFEST_FILE,
   prerenderedHtmlPath,
   prerenderedRoutesFrom,
@@ -67,7 +68,7 @@ export function createPolicyForRequest(
   prerendered: Map<string, string[]>,
 ): (pathname: string, mayRender: boolean) => PagePolicy {
   const staticPolicies = new Map([...prerendered].map(([route, hashes]) => [route, productionPolicy({ hashes })]));
-  const notFoundHashes = prerendered.get('/_not-found') ?? [];
+  const notFoundHashes = prerendered.get(NOT_FOUND_ROUTE) ?? [];
   const assetPolicy = productionPolicy({ hashes: [] });
   return (pathname, mayRender) => {
     // Next's own files are scripts and styles, never documents: no nonce to make.
