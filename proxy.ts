@@ -11,7 +11,12 @@ export async function proxy(request: NextRequest) {
   );
 }
 
-// Only server-action requests pass through here; pages and assets pay nothing.
+// Only server-action requests pass through here, as Next tells them (lib/framework-internals.mjs):
+// React's client's, by their header, and forms posted before hydration, which Next takes by their
+// multipart type alone. Pages and assets pay nothing.
 export const config = {
-  matcher: [{ source: '/:path*', has: [{ type: 'header', key: 'next-action' }] }],
+  matcher: [
+    { source: '/:path*', has: [{ type: 'header', key: 'next-action' }] },
+    { source: '/:path*', has: [{ type: 'header', key: 'content-type', value: 'multipart/form-data.*' }] },
+  ],
 };

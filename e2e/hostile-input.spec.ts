@@ -29,6 +29,14 @@ const action = (headers: Record<string, string>, body: string | Buffer = '[]') =
 });
 const gzipBomb = gzipSync(Buffer.alloc(50 * 1024 * 1024));
 const twoMegabytes = Buffer.alloc(2 * 1024 * 1024, 'a');
+// A form posted before hydration: Next takes any multipart POST as one, the action named in its fields.
+const formPost = (headers: Record<string, string>, body: string | Buffer) => ({
+  path: '/status',
+  method: 'POST',
+  headers: { 'content-type': 'multipart/form-data; boundary=x', ...headers },
+  body,
+});
+const formField = (name: string) => `--x\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n\r\n--x--\r\n`;
 const chunk = `/_next/static/chunks/${readdirSync('.next/static/chunks').find((name) => name.endsWith('.js'))}`;
 const tunnel = (headers: Record<string, string>, body: string | Buffer, path = '/monitoring') => ({
   path,
@@ -114,6 +122,22 @@ const cases: Hostile[] = [
     ),
   },
   { name: 'action: a JSON content type', expected: 415, ...action({ 'content-type': 'application/json' }) },
+  { name: 'form post: a body that is not multipart', expected: 400, ...formPost({}, 'garbage') },
+  { name: 'form post: no boundary', expected: 400, ...formPost({ 'content-type': 'multipart/form-data' }, '--x--') },
+  {
+    name: 'form post: from a foreign Origin',
+    expected: 403,
+    ...formPost({ origin: 'https://evil.example' }, formField('a')),
+  },
+  { name: "form post: a body over Next's limit", expected: 413, ...formPost({}, twoMegabytes) },
+  { name: 'form post: a gzip bomb', expected: 415, ...formPost({ 'content-encoding': 'gzip' }, gzipBomb) },
+  // Well-formed: Next's own answers.
+  { name: 'form post: fields that name no action', expected: 400, ...formPost({}, formField('a')) },
+  {
+    name: 'form post: an unknown action',
+    expected: 409,
+    ...formPost({}, formField(`$ACTION_ID_${'00ff'.repeat(10)}00`)),
+  },
   { name: 'action: a gzip bomb', expected: 415, ...action({ 'content-encoding': 'gzip' }, gzipBomb) },
   // Next's static file server refuses these and Next answers its refusal as a 500 (vercel/next.js#92141).
   {

@@ -145,6 +145,13 @@ export function isDraftModeRequest(cookieHeader) {
 /** The header Next's client puts on a server action's POST, with the action's id. */
 export const ACTION_HEADER = 'next-action';
 
+/**
+ * What Next takes as a form's server action, posted before hydration, the action named in its
+ * fields: any POST whose Content-Type starts with this (server/lib/server-action-request-meta.js),
+ * whatever its body holds. proxy.ts's matcher spells it out: Next reads matchers from its text.
+ */
+export const FORM_ACTION_CONTENT_TYPE = 'multipart/form-data';
+
 /** The header Next's client puts on its own requests, naming the deployment that rendered the page. */
 export const DEPLOYMENT_ID_HEADER = 'x-deployment-id';
 

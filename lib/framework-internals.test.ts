@@ -19,6 +19,7 @@ import {
   DEPLOYMENT_ID_HEADER,
   DRAFT_MODE_COOKIE,
   errorOnlyIntegrations,
+  FORM_ACTION_CONTENT_TYPE,
   FrameworkShapeError,
   GLOBAL_ERROR_ROUTE,
   gateNextTracing,
@@ -133,6 +134,14 @@ describe("Next's requests and answers", () => {
     expect(readFileSync('proxy.ts', 'utf8')).toContain(`key: '${ACTION_HEADER}'`);
   });
 
+  it("takes a multipart POST as a form's server action by the type proxy.ts matches, whatever its body", () => {
+    expect(nextSource('server/lib/server-action-request-meta.js')).toContain(
+      `req.method === 'POST' && (contentType == null ? void 0 : contentType.startsWith('${FORM_ACTION_CONTENT_TYPE}'))`,
+    );
+    // Next anchors a matcher's header value at both ends.
+    expect(readFileSync('proxy.ts', 'utf8')).toContain(`key: 'content-type', value: '${FORM_ACTION_CONTENT_TYPE}.*'`);
+  });
+
   it("sends the rendering deployment's id on the client's own requests", () => {
     expect(nextSource('client/components/router-reducer/fetch-server-response.js')).toContain(
       `headers['${DEPLOYMENT_ID_HEADER}'] = deploymentId`,
@@ -180,7 +189,7 @@ describe("React's encoding of a server action's arguments (Next's vendored react
     const response = await refuseBadActionRequest(
       new Request('http://app.test/', {
         method: 'POST',
-        headers: { host: 'app.test', 'content-type': sample.contentType },
+        headers: { host: 'app.test', 'content-type': sample.contentType, [ACTION_HEADER]: '00ff'.repeat(10) },
         body: Buffer.from(sample.body, 'base64'),
       }),
     );

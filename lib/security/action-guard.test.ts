@@ -8,11 +8,21 @@ function actionRequest(body: BodyInit): Request {
     headers: {
       host: 'app.test',
       origin: 'http://app.test',
+      'next-action': '00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00',
       ...(isForm ? {} : { 'content-type': 'text/plain;charset=UTF-8' }),
     },
     body,
     duplex: 'half',
   } as RequestInit);
+}
+
+/** A form posted before hydration: multipart, its action named in its fields, no action header. */
+function formPost(body: string, headers: Record<string, string> = {}): Request {
+  return new Request('http://app.test/status', {
+    method: 'POST',
+    headers: { host: 'app.test', 'content-type': 'multipart/form-data; boundary=x', ...headers },
+    body,
+  });
 }
 
 function form(entries: [string, string][]): FormData {
@@ -67,5 +77,21 @@ describe('refuseBadActionRequest', () => {
     const response = await refuseBadActionRequest(actionRequest(cut));
     expect(response?.status).toBe(400);
     expect(await response?.text()).toBe('The server action body did not arrive');
+  });
+
+  it("lets a form posted before hydration through with its own fields, which are not React's argument list", async () => {
+    const fields = '--x\r\nContent-Disposition: form-data; name="$ACTION_ID_00ff"\r\n\r\n\r\n--x--\r\n';
+    expect(await refuseBadActionRequest(formPost(fields))).toBeUndefined();
+  });
+
+  it('answers a form post Next would fail on with a 4xx: a body that is not multipart, another site, compressed', async () => {
+    for (const [request, status] of [
+      [formPost('garbage'), 400],
+      [formPost('--x--', { 'content-type': 'multipart/form-data' }), 400],
+      [formPost('--x--\r\n', { origin: 'https://evil.example' }), 403],
+      [formPost('--x--\r\n', { 'content-encoding': 'gzip' }), 415],
+    ] as const) {
+      expect((await refuseBadActionRequest(request))?.status).toBe(status);
+    }
   });
 });

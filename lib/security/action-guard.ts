@@ -1,6 +1,6 @@
 // Relative, not `@/`: next.config.ts imports this module, and its loader knows no path aliases.
 
-import { actionArgumentsProblem } from '../framework-internals.mjs';
+import { ACTION_HEADER, actionArgumentsProblem, FORM_ACTION_CONTENT_TYPE } from '../framework-internals.mjs';
 import { mediaTypeOf } from '../server/media-type';
 import { textResponse } from '../server/text-response';
 
@@ -8,17 +8,20 @@ import { textResponse } from '../server/text-response';
 export const ACTION_BODY_LIMIT_BYTES = 1024 * 1024;
 
 // What React's client sends: JSON-encoded arguments as text/plain, FormData as multipart.
-const ACTION_CONTENT_TYPES = new Set(['text/plain', 'multipart/form-data']);
+const ACTION_CONTENT_TYPES = new Set(['text/plain', FORM_ACTION_CONTENT_TYPE]);
 
 /**
  * Refuses a hostile server-action request with a 4xx before Next's action handler sees it: that
  * handler answers each of these with a 500 and an error event, so anyone could burn the error
- * budget. Returns undefined for a request that may go on.
+ * budget. A server action comes from React's client, its id in a header, or from a form posted
+ * before hydration: a multipart POST, which Next takes as one whatever it holds, the action named
+ * in its fields. Returns undefined for a request that may go on.
  */
 export async function refuseBadActionRequest(request: Request): Promise<Response | undefined> {
   if (request.method !== 'POST') {
     return undefined;
   }
+  const isFormPost = !request.headers.has(ACTION_HEADER);
   const origin = request.headers.get('origin');
   const host = request.headers.get('x-forwarded-host') ?? request.headers.get('host');
   if (origin !== null && URL.parse(origin)?.host !== host) {
@@ -58,6 +61,9 @@ export async function refuseBadActionRequest(request: Request): Promise<Response
   } catch {
     return textResponse(400, 'Malformed server action arguments');
   }
+  // A form's fields are the form's, not React's encoding of an argument list: Next finds the action
+  // among them, and answers what it cannot find with a 4xx of its own.
+  if (isFormPost) return undefined;
   const problem = actionArgumentsProblem(args);
   return problem === undefined ? undefined : textResponse(400, `Malformed server action arguments: ${problem}`);
 }
