@@ -12,11 +12,15 @@ export async function proxy(request: NextRequest) {
 }
 
 // Only server-action requests pass through here, as Next tells them (lib/framework-internals.mjs):
-// React's client's, by their header, and forms posted before hydration, which Next takes by their
-// multipart type alone. Pages and assets pay nothing.
+// React's client's, by their header, and forms posted before hydration to a page, which Next takes
+// by their multipart type alone. Route handlers (under /api/) take multipart uploads of their own,
+// of any size and from anywhere they allow: those stay theirs. Pages and assets pay nothing.
 export const config = {
   matcher: [
     { source: '/:path*', has: [{ type: 'header', key: 'next-action' }] },
-    { source: '/:path*', has: [{ type: 'header', key: 'content-type', value: 'multipart/form-data.*' }] },
+    {
+      source: '/((?!api/|_next/).*)',
+      has: [{ type: 'header', key: 'content-type', value: 'multipart/form-data.*' }],
+    },
   ],
 };

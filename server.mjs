@@ -223,7 +223,10 @@ async function staticFileRefusalOf(request) {
 function handleWithNext(request, response) {
   // Next would render its error screen's own route as a page and answer 500: the not-found page,
   // as `next dev` answers it.
-  if (isGlobalErrorRoute(request.url ?? '/')) request.url = NOT_FOUND_ROUTE;
+  if (isGlobalErrorRoute(request.url ?? '/')) {
+    const query = request.url?.indexOf('?') ?? -1;
+    request.url = `${NOT_FOUND_ROUTE}${query === -1 ? '' : request.url?.slice(query)}`;
+  }
   setContentSecurityPolicy(request, response);
   // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
   // events, and with tracing its trace is decided as it arrives, once (lib/observability/request-tracing.ts).
@@ -291,7 +294,8 @@ const server = createServer(
         );
         return;
       }
-      // Only a request send could refuse waits for a look at the file.
+      // Only a request Next's static file server could refuse (router-server's 405, send's 412 and
+      // 416) waits for a look at the file.
       if (!STATIC_FILE_METHODS.includes(request.method ?? '') || hasStaticFileConditions(request.headers)) {
         staticFileRefusalOf(request)
           .then((refusal) =>
@@ -300,7 +304,7 @@ const server = createServer(
               : send(response, app.refuse(refusal.status, STATIC_FILE_REFUSALS[refusal.status], refusal.headers)),
           )
           .catch((error) => {
-            console.error('Answering a static file failed:', error);
+            console.error('Answering a request failed:', error);
             if (!response.headersSent) response.writeHead(500);
             response.end();
           });

@@ -138,6 +138,13 @@ const cases: Hostile[] = [
     expected: 409,
     ...formPost({}, formField(`$ACTION_ID_${'00ff'.repeat(10)}00`)),
   },
+  // A route handler's own: no server action there, so no action guard (its limit would be 413).
+  {
+    name: 'a route handler: a 2 MB multipart upload',
+    expected: 405,
+    ...formPost({}, twoMegabytes),
+    path: '/api/health',
+  },
   { name: 'action: a gzip bomb', expected: 415, ...action({ 'content-encoding': 'gzip' }, gzipBomb) },
   // Next's static file server refuses these and Next answers its refusal as a 500 (vercel/next.js#92141).
   {
@@ -253,7 +260,7 @@ test("Next's route for the error screen, asked for by its path, is the not-found
   expect(response?.status()).toBe(404);
   await expect(page.getByRole('heading', { level: 1, name: 'Page not found' })).toBeVisible();
   // Also by a path that only resolves to it, as Next resolves dot segments.
-  for (const path of ['/x/../_global-error', '/%2e/_global-error']) {
+  for (const path of ['/x/../_global-error', '/%2e/_global-error', '/%5Fglobal-error', '/_global-error?_rsc=1']) {
     expect(await rawRequest(`GET ${path} HTTP/1.1`), path).toMatch(/^HTTP\/1\.1 404 /);
   }
 });
