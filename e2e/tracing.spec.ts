@@ -1,7 +1,8 @@
+import type { Page } from '@playwright/test';
 import type { Event } from '@sentry/core';
 import { startApp } from './support/app-process';
 import { expect, test } from './support/fixtures';
-import { exampleApiErrorLabel } from './support/sink';
+import { type EnvelopeSink, exampleApiErrorLabel } from './support/sink';
 
 type StreamedSpan = { name?: string; attributes?: Record<string, { value?: unknown } | undefined> };
 
@@ -109,20 +110,29 @@ function inTrace(transactions: Event[], traceId: string): Event[] {
   return transactions.filter((transaction) => transaction.contexts?.trace?.trace_id === traceId);
 }
 
+/** Opens `path` and waits for its page load's transaction at the sink. */
+async function pageloadOf(page: Page, sink: EnvelopeSink, path: string): Promise<Event> {
+  await page.goto(path);
+  return sink.waitForItem<Event>(
+    'transaction',
+    (transaction) => transaction.contexts?.trace?.op === 'pageload' && transaction.transaction === path,
+  );
+}
+
+/** Waits for the transaction named `name` in the trace `traceId` at the sink. */
+function transactionInTrace(sink: EnvelopeSink, name: string, traceId: string): Promise<Event> {
+  return sink.waitForItem<Event>(
+    'transaction',
+    (transaction) => transaction.transaction === name && transaction.contexts?.trace?.trace_id === traceId,
+  );
+}
+
 test("a page load and the server request it triggered share one trace, the server's holding Next's render spans", async ({
   page,
   sink,
 }) => {
-  await page.goto('/status');
-  const pageload = await sink.waitForItem<Event>(
-    'transaction',
-    (transaction) => transaction.contexts?.trace?.op === 'pageload' && transaction.transaction === '/status',
-  );
-  const traceId = pageload.contexts?.trace?.trace_id ?? '';
-  const server = await sink.waitForItem<Event>(
-    'transaction',
-    (transaction) => transaction.transaction === 'GET /status' && transaction.contexts?.trace?.trace_id === traceId,
-  );
+  const pageload = await pageloadOf(page, sink, '/status');
+  const server = await transactionInTrace(sink, 'GET /status', pageload.contexts?.trace?.trace_id ?? '');
   expect(server.contexts?.trace?.op).toBe('http.server');
   // The browser's page load continues the server's span: one connected trace.
   expect(pageload.contexts?.trace?.parent_span_id).toBeDefined();
@@ -134,23 +144,12 @@ test("a server action is a transaction in its page's trace, and Next's pass thro
   page,
   sink,
 }) => {
-  await page.goto('/status');
-  const pageload = await sink.waitForItem<Event>(
-    'transaction',
-    (transaction) => transaction.contexts?.trace?.op === 'pageload' && transaction.transaction === '/status',
-  );
-  const traceId = pageload.contexts?.trace?.trace_id ?? '';
+  const traceId = (await pageloadOf(page, sink, '/status')).contexts?.trace?.trace_id ?? '';
   await page.getByRole('button', { name: 'Check again' }).click();
-  const action = await sink.waitForItem<Event>(
-    'transaction',
-    (transaction) => transaction.transaction === 'POST /status' && transaction.contexts?.trace?.trace_id === traceId,
-  );
+  const action = await transactionInTrace(sink, 'POST /status', traceId);
   expect(action.contexts?.trace?.op).toBe('http.server');
   // proxy.ts checks every server action before Next routes it, in a request pass of its own.
-  const proxyPass = await sink.waitForItem<Event>(
-    'transaction',
-    (transaction) => transaction.transaction === 'middleware POST' && transaction.contexts?.trace?.trace_id === traceId,
-  );
+  const proxyPass = await transactionInTrace(sink, 'middleware POST', traceId);
   expect((proxyPass.spans ?? []).map((span) => span.description)).toContain('middleware POST');
   const names = inTrace(await sink.items<Event>('transaction'), traceId).map((transaction) => transaction.transaction);
   expect(names).toEqual(expect.arrayContaining(['/status', 'GET /status', 'POST /status', 'middleware POST']));
