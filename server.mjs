@@ -16,8 +16,7 @@ import {
   BUILD_CONFIG_FILE,
   buildConfigFrom,
   hasStaticFileConditions,
-  isGlobalErrorRoute,
-  NOT_FOUND_ROUTE,
+  notFoundInsteadOfGlobalError,
   STANDALONE_CONFIG_VARIABLE,
   STATIC_FILE_METHODS,
   staticFilePathOf,
@@ -223,10 +222,8 @@ async function staticFileRefusalOf(request) {
 function handleWithNext(request, response) {
   // Next would render its error screen's own route as a page and answer 500: the not-found page,
   // as `next dev` answers it.
-  if (isGlobalErrorRoute(request.url ?? '/')) {
-    const query = request.url?.indexOf('?') ?? -1;
-    request.url = `${NOT_FOUND_ROUTE}${query === -1 ? '' : request.url?.slice(query)}`;
-  }
+  const notFound = notFoundInsteadOfGlobalError(request.url ?? '/');
+  if (notFound !== undefined) request.url = notFound;
   setContentSecurityPolicy(request, response);
   // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
   // events, and with tracing its trace is decided as it arrives, once (lib/observability/request-tracing.ts).

@@ -1,8 +1,7 @@
-import type { Page } from '@playwright/test';
 import type { Event } from '@sentry/core';
 import { startApp } from './support/app-process';
 import { expect, test } from './support/fixtures';
-import { type EnvelopeSink, exampleApiErrorLabel } from './support/sink';
+import { exampleApiErrorLabel } from './support/sink';
 
 type StreamedSpan = { name?: string; attributes?: Record<string, { value?: unknown } | undefined> };
 
@@ -110,29 +109,13 @@ function inTrace(transactions: Event[], traceId: string): Event[] {
   return transactions.filter((transaction) => transaction.contexts?.trace?.trace_id === traceId);
 }
 
-/** Opens `path` and waits for its page load's transaction at the sink. */
-async function pageloadOf(page: Page, sink: EnvelopeSink, path: string): Promise<Event> {
-  await page.goto(path);
-  return sink.waitForItem<Event>(
-    'transaction',
-    (transaction) => transaction.contexts?.trace?.op === 'pageload' && transaction.transaction === path,
-  );
-}
-
-/** Waits for the transaction named `name` in the trace `traceId` at the sink. */
-function transactionInTrace(sink: EnvelopeSink, name: string, traceId: string): Promise<Event> {
-  return sink.waitForItem<Event>(
-    'transaction',
-    (transaction) => transaction.transaction === name && transaction.contexts?.trace?.trace_id === traceId,
-  );
-}
-
 test("a page load and the server request it triggered share one trace, the server's holding Next's render spans", async ({
   page,
   sink,
 }) => {
-  const pageload = await pageloadOf(page, sink, '/status');
-  const server = await transactionInTrace(sink, 'GET /status', pageload.contexts?.trace?.trace_id ?? '');
+  await page.goto('/status');
+  const pageload = await sink.waitForPageload('/status');
+  const server = await sink.waitForTransactionInTrace('GET /status', pageload.contexts?.trace?.trace_id);
   expect(server.contexts?.trace?.op).toBe('http.server');
   // The browser's page load continues the server's span: one connected trace.
   expect(pageload.contexts?.trace?.parent_span_id).toBeDefined();
@@ -144,12 +127,13 @@ test("a server action is a transaction in its page's trace, and Next's pass thro
   page,
   sink,
 }) => {
-  const traceId = (await pageloadOf(page, sink, '/status')).contexts?.trace?.trace_id ?? '';
+  await page.goto('/status');
+  const traceId = (await sink.waitForPageload('/status')).contexts?.trace?.trace_id ?? '';
   await page.getByRole('button', { name: 'Check again' }).click();
-  const action = await transactionInTrace(sink, 'POST /status', traceId);
+  const action = await sink.waitForTransactionInTrace('POST /status', traceId);
   expect(action.contexts?.trace?.op).toBe('http.server');
   // proxy.ts checks every server action before Next routes it, in a request pass of its own.
-  const proxyPass = await transactionInTrace(sink, 'middleware POST', traceId);
+  const proxyPass = await sink.waitForTransactionInTrace('middleware POST', traceId);
   expect((proxyPass.spans ?? []).map((span) => span.description)).toContain('middleware POST');
   const names = inTrace(await sink.items<Event>('transaction'), traceId).map((transaction) => transaction.transaction);
   expect(names).toEqual(expect.arrayContaining(['/status', 'GET /status', 'POST /status', 'middleware POST']));

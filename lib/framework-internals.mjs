@@ -1162,17 +1162,21 @@ export const NOT_FOUND_ROUTE = '/_not-found';
  */
 export const GLOBAL_ERROR_ROUTE = '/_global-error';
 
+const GLOBAL_ERROR_SEGMENT = GLOBAL_ERROR_ROUTE.slice(1);
+
 /**
- * Whether a request asks for GLOBAL_ERROR_ROUTE, by its path as Next routes it: dot segments
- * resolved (`/x/../_global-error`, `/%2e/_global-error`), other escapes not decoded.
+ * NOT_FOUND_ROUTE with the request's query, when the request asks for GLOBAL_ERROR_ROUTE by its path
+ * as Next routes it: dot segments resolved (`/x/../_global-error`, `/%2e/_global-error`), other
+ * escapes not decoded. Undefined for any other request.
  * @param {string} url the request's path and query
  */
-export function isGlobalErrorRoute(url) {
-  if (!url.includes(GLOBAL_ERROR_ROUTE.slice(1))) return false;
+export function notFoundInsteadOfGlobalError(url) {
+  if (!url.includes(GLOBAL_ERROR_SEGMENT)) return undefined;
   try {
-    return new URL(url, 'http://n').pathname === GLOBAL_ERROR_ROUTE;
+    const { pathname, search } = new URL(url, 'http://n');
+    return pathname === GLOBAL_ERROR_ROUTE ? `${NOT_FOUND_ROUTE}${search}` : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

@@ -24,10 +24,10 @@ import {
   GLOBAL_ERROR_ROUTE,
   gateNextTracing,
   isDraftModeRequest,
-  isGlobalErrorRoute,
   isNextStartUpSpan,
   NEXT_START_UP_SPAN_TYPES,
   NOT_FOUND_ROUTE,
+  notFoundInsteadOfGlobalError,
   PRERENDER_CLASSIFICATION,
   PRERENDER_MANIFEST_FILE,
   prerenderedRoutesFrom,
@@ -1212,15 +1212,15 @@ describe("Next's own routes for its screens (shared/lib/entry-constants.js)", ()
     expect(routes.UNDERSCORE_GLOBAL_ERROR_ROUTE).toBe(GLOBAL_ERROR_ROUTE);
   });
 
-  it("finds the error screen's route by its path as Next routes it, dot segments resolved and nothing else decoded", () => {
-    for (const url of [
-      '/_global-error',
-      '/_global-error?x=1',
-      '/x/../_global-error',
-      '/./_global-error',
-      '/%2e/_global-error',
-    ]) {
-      expect(isGlobalErrorRoute(url), url).toBe(true);
+  it("sends the error screen's route, found by its path as Next routes it (dot segments resolved, nothing else decoded), to the not-found one with its query", () => {
+    for (const [url, target] of [
+      ['/_global-error', '/_not-found'],
+      ['/_global-error?x=1', '/_not-found?x=1'],
+      ['/x/../_global-error', '/_not-found'],
+      ['/./_global-error', '/_not-found'],
+      ['/%2e/_global-error?_rsc=1', '/_not-found?_rsc=1'],
+    ] as const) {
+      expect(notFoundInsteadOfGlobalError(url), url).toBe(target);
     }
     for (const url of [
       '/_global-error/x',
@@ -1230,7 +1230,7 @@ describe("Next's own routes for its screens (shared/lib/entry-constants.js)", ()
       '/status',
       '//_global-error',
     ]) {
-      expect(isGlobalErrorRoute(url), url).toBe(false);
+      expect(notFoundInsteadOfGlobalError(url), url).toBeUndefined();
     }
   });
 });

@@ -54,18 +54,11 @@ test.afterAll(async () => {
   }
 });
 
-const isPageload = (path: string) => (transaction: Event) =>
-  transaction.contexts?.trace?.op === 'pageload' && transaction.transaction === path;
-
 /** The server's transaction of `path` in the trace of its page load. */
 async function serverTransactionOf(path: string): Promise<Event> {
   // The first compile of a page can take a while.
-  const pageload = await sink.waitForItem<Event>('transaction', isPageload(path), 60_000);
-  const traceId = pageload.contexts?.trace?.trace_id;
-  return sink.waitForItem<Event>(
-    'transaction',
-    (transaction) => transaction.transaction === `GET ${path}` && transaction.contexts?.trace?.trace_id === traceId,
-  );
+  const pageload = await sink.waitForPageload(path, 60_000);
+  return sink.waitForTransactionInTrace(`GET ${path}`, pageload.contexts?.trace?.trace_id);
 }
 
 test("under npm run dev with tracing, a page load and its server request share one trace, and the tunnel's own requests send none", async ({

@@ -56,6 +56,23 @@ export class EnvelopeSink {
     return this.waitForItem<Event>('event', predicate, timeout);
   }
 
+  /** Waits for the browser's page-load transaction of `path`. */
+  waitForPageload(path: string, timeout?: number): Promise<Event> {
+    return this.waitForItem<Event>(
+      'transaction',
+      (transaction) => transaction.contexts?.trace?.op === 'pageload' && transaction.transaction === path,
+      timeout,
+    );
+  }
+
+  /** Waits for the transaction named `name` in the trace `traceId`. */
+  waitForTransactionInTrace(name: string, traceId: string | undefined): Promise<Event> {
+    return this.waitForItem<Event>(
+      'transaction',
+      (transaction) => transaction.transaction === name && transaction.contexts?.trace?.trace_id === traceId,
+    );
+  }
+
   /** Waits until an item of `type` matching `predicate` has arrived, and returns it. */
   async waitForItem<T = Event>(type: string, predicate: (payload: T) => boolean, timeout = 15_000): Promise<T> {
     let found: T | undefined;
