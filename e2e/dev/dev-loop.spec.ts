@@ -176,7 +176,7 @@ test('Spotlight listens on loopback alone, as its source lookup reads any file o
   expect(addresses.filter((address) => !loopback.includes(address))).toEqual([]);
 });
 
-test("under npm run dev the tunnel's path reaches the tunnel, which without a DSN says so", async ({
+test("under npm run dev the tunnel's path reaches the tunnel, which without a DSN says so and takes POST alone", async ({
   devServer,
   request,
 }) => {
@@ -186,6 +186,11 @@ test("under npm run dev the tunnel's path reaches the tunnel, which without a DS
   expect(response.status()).toBe(404);
   expect(response.headers()['content-type']).toContain('text/plain');
   expect(await response.text()).toBe('Error reporting is not configured');
+  // Another method gets production's refusal (server.mjs), not Next's empty 405.
+  const get = await request.get('/monitoring');
+  expect(get.status()).toBe(405);
+  expect(get.headers().allow).toBe('POST');
+  expect(await get.text()).toBe('Method not allowed: the tunnel takes POST');
 });
 
 // Last: it stops the dev server the tests above share.
