@@ -22,22 +22,55 @@ if (spotlightPort === undefined || spotlightPort === 0) {
 // would then be someone else's server: the port is always named, so a taken one ends the command.
 const nextArgs = process.argv.slice(2);
 const namesPort = nextArgs.some((arg) => /^(?:-p|--port)(?:=|\d|$)/.test(arg));
-if (!namesPort) nextArgs.push('--port', textOf(process.env, 'PORT') ?? '3000');
+/** The app's port, where it is ours to name: PORT, else Next's default. */
+let appPort;
+if (!namesPort) {
+  appPort = wholeNumberUpTo(textOf(process.env, 'PORT') ?? '3000', 65_535);
+  if (!appPort) {
+    console.error('PORT: must be a whole number from 1 to 65535');
+    process.exit(1);
+  }
+  nextArgs.push('--port', String(appPort));
+}
+
+/**
+ * Ends the command with `advice` when something already listens on `port` (on `host`, or where a
+ * server listening with no host would: every address).
+ * @param {number} port
+ * @param {string | undefined} host
+ * @param {(reason: string) => string} advice
+ */
+async function exitIfTaken(port, host, advice) {
+  const probe = createServer();
+  await new Promise((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(port, host, () => resolve(undefined));
+  }).catch((/** @type {NodeJS.ErrnoException} */ error) => {
+    console.error(advice(error.code ?? error.message));
+    process.exit(1);
+  });
+  await new Promise((resolve) => probe.close(resolve));
+}
 
 // On a port something else holds, Spotlight retries on a timer that keeps nothing alive, so the
 // whole command would end with exit code 0 and no app: checked first, on the address it listens on
 // (scripts/loopback-only.mjs).
-const probe = createServer();
-await new Promise((resolve, reject) => {
-  probe.once('error', reject);
-  probe.listen(spotlightPort, '127.0.0.1', () => resolve(undefined));
-}).catch((error) => {
-  console.error(
-    `Spotlight cannot listen on port ${spotlightPort} (${error.code ?? error.message}): stop what uses it, or set SPOTLIGHT_PORT to a free port.`,
+await exitIfTaken(
+  spotlightPort,
+  '127.0.0.1',
+  (reason) =>
+    `Spotlight cannot listen on port ${spotlightPort} (${reason}): stop what uses it, or set SPOTLIGHT_PORT to a free port.`,
+);
+// The app's port too, where it is ours to name (with `-- --port`, the developer named it): a
+// sentence rather than the stack next dev prints after Spotlight has started.
+if (appPort !== undefined) {
+  await exitIfTaken(
+    appPort,
+    undefined,
+    (reason) =>
+      `The app cannot listen on port ${appPort} (${reason}): stop what uses it, or set PORT to a free port (or run npm run dev -- --port <port>).`,
   );
-  process.exit(1);
-});
-await new Promise((resolve) => probe.close(resolve));
+}
 const binaries = resolve('node_modules', '.bin');
 // Spotlight's CLI as its package.json names it (node_modules/.bin holds a shell shim on Windows).
 const spotlightPackage = resolve('node_modules', '@spotlightjs', 'spotlight', 'package.json');

@@ -89,7 +89,7 @@ describe('npm run dev (scripts/dev.mjs)', () => {
   }, 30_000);
 
   // Next moves to the next free port only from its default one, 3000, with no PORT set.
-  it('exits 1 when the default port is taken, rather than move the app to another port', async () => {
+  it('exits 1 when the default port is taken, saying so and naming PORT, rather than move the app to another port', async () => {
     const holder = createServer();
     // Taken already (a developer's own server) serves as well.
     await new Promise((resolve) => {
@@ -108,6 +108,10 @@ describe('npm run dev (scripts/dev.mjs)', () => {
       const [code] = await once(dev, 'exit');
       expect(printed.output).not.toMatch(/using available port/);
       expect(code, printed.output).toBe(1);
+      // Said in a sentence that names the way out, before Spotlight or next dev start.
+      expect(printed.output).toContain('The app cannot listen on port 3000 (EADDRINUSE)');
+      expect(printed.output).toContain('set PORT to a free port');
+      expect(printed.output).not.toContain('Spotlight listening');
     } finally {
       clearTimeout(timeout);
       holder.close();
@@ -138,5 +142,21 @@ describe('npm run dev (scripts/dev.mjs)', () => {
     const { code, stderr } = await devRefusing(value);
     expect(code).toBe(1);
     expect(stderr).toContain('SPOTLIGHT_PORT: must be a whole number from 1 to 65535');
+  });
+
+  it.each(['abc', '70000', '0'])('exits 1 and names PORT when it is %s, not a port', async (value) => {
+    const { dev, printed, endGroup } = devInItsOwnGroup([], {
+      ...process.env,
+      PORT: value,
+      SPOTLIGHT_PORT: String(await freePort()),
+    });
+    try {
+      const [code] = await once(dev, 'exit');
+      expect(code).toBe(1);
+      expect(printed.output).toContain('PORT: must be a whole number from 1 to 65535');
+      expect(printed.output).not.toContain('SPOTLIGHT_PORT');
+    } finally {
+      endGroup('SIGTERM');
+    }
   });
 });
