@@ -191,6 +191,11 @@ test("under npm run dev the tunnel's path reaches the tunnel, which without a DS
   expect(get.status()).toBe(405);
   expect(get.headers().allow).toBe('POST');
   expect(await get.text()).toBe('Method not allowed: the tunnel takes POST');
+  for (const method of ['HEAD', 'OPTIONS', 'PUT']) {
+    const answer = await request.fetch('/monitoring', { method });
+    expect(answer.status(), method).toBe(405);
+    expect(answer.headers().allow, method).toBe('POST');
+  }
 });
 
 // Last: it stops the dev server the tests above share.

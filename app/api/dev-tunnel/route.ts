@@ -13,10 +13,20 @@ export function POST(request: Request): Promise<Response> {
   );
 }
 
-/** Any other method gets the answer server.mjs gives it in production, rather than Next's empty 405. */
+/**
+ * Any other method gets the answer server.mjs gives it in production, rather than Next's empty 405
+ * (or, for OPTIONS, its 204 listing methods the tunnel refuses).
+ */
 function notAllowed(): Response {
   if (isProduction) return textResponse(404, 'Not found');
   return textResponse(405, 'Method not allowed: the tunnel takes POST', { allow: 'POST' });
 }
 
-export { notAllowed as DELETE, notAllowed as GET, notAllowed as PATCH, notAllowed as PUT };
+export {
+  notAllowed as DELETE,
+  notAllowed as GET,
+  notAllowed as HEAD,
+  notAllowed as OPTIONS,
+  notAllowed as PATCH,
+  notAllowed as PUT,
+};
