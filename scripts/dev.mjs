@@ -18,35 +18,63 @@ if (spotlightPort === undefined || spotlightPort === 0) {
   console.error('SPOTLIGHT_PORT: must be a whole number from 1 to 65535');
   process.exit(1);
 }
+/**
+ * The last value given for one of next dev's options, in any of the forms its CLI takes (`-p 3001`,
+ * `-p3001`, `--port 3001`, `--port=3001`).
+ * @param {string[]} args
+ * @param {string} short
+ * @param {string} long
+ * @returns {string | undefined}
+ */
+function optionValue(args, short, long) {
+  let value;
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index];
+    if (arg === short || arg === long) value = args[index + 1];
+    else if (arg.startsWith(`${long}=`)) value = arg.slice(long.length + 1);
+    else if (arg.startsWith(short) && !arg.startsWith('--')) value = arg.slice(short.length);
+  }
+  return value;
+}
+
 // `next dev` moves to the next free port when its default one is taken, and http://localhost:3000
 // would then be someone else's server: the port is always named, so a taken one ends the command.
 const nextArgs = process.argv.slice(2);
 const namesPort = nextArgs.some((arg) => /^(?:-p|--port)(?:=|\d|$)/.test(arg));
-/** The app's port, where it is ours to name: PORT, else Next's default. */
-let appPort;
 if (!namesPort) {
-  appPort = wholeNumberUpTo(textOf(process.env, 'PORT') ?? '3000', 65_535);
-  if (!appPort) {
+  const port = wholeNumberUpTo(textOf(process.env, 'PORT') ?? '3000', 65_535);
+  if (!port) {
     console.error('PORT: must be a whole number from 1 to 65535');
     process.exit(1);
   }
-  nextArgs.push('--port', String(appPort));
+  nextArgs.push('--port', String(port));
+}
+// A port named with `-- --port` that is not one is next dev's to refuse, in its own words.
+const appPort = wholeNumberUpTo(optionValue(nextArgs, '-p', '--port')?.trim() ?? '', 65_535) || undefined;
+const movePort = namesPort ? 'name another port with --port' : 'set PORT to another port';
+if (appPort === spotlightPort) {
+  console.error(`The app and Spotlight cannot both listen on port ${appPort}: ${movePort}, or set SPOTLIGHT_PORT.`);
+  process.exit(1);
 }
 
 /**
- * Ends the command with `advice` when something already listens on `port` (on `host`, or where a
- * server listening with no host would: every address).
+ * Ends the command, saying what to do, when this process cannot listen on `port` at `host` (or
+ * where a server given no host listens: every address).
  * @param {number} port
  * @param {string | undefined} host
- * @param {(reason: string) => string} advice
+ * @param {string} what
+ * @param {string} remedy
  */
-async function exitIfTaken(port, host, advice) {
+async function exitIfTaken(port, host, what, remedy) {
   const probe = createServer();
   await new Promise((resolve, reject) => {
     probe.once('error', reject);
     probe.listen(port, host, () => resolve(undefined));
   }).catch((/** @type {NodeJS.ErrnoException} */ error) => {
-    console.error(advice(error.code ?? error.message));
+    const code = error.code ?? error.message;
+    // Only a port in use has something to stop: EACCES (below 1024) or EADDRNOTAVAIL do not.
+    const advice = code === 'EADDRINUSE' ? `stop what uses it, or ${remedy}` : remedy;
+    console.error(`${what} cannot listen on port ${port} (${code}): ${advice}.`);
     process.exit(1);
   });
   await new Promise((resolve) => probe.close(resolve));
@@ -55,21 +83,12 @@ async function exitIfTaken(port, host, advice) {
 // On a port something else holds, Spotlight retries on a timer that keeps nothing alive, so the
 // whole command would end with exit code 0 and no app: checked first, on the address it listens on
 // (scripts/loopback-only.mjs).
-await exitIfTaken(
-  spotlightPort,
-  '127.0.0.1',
-  (reason) =>
-    `Spotlight cannot listen on port ${spotlightPort} (${reason}): stop what uses it, or set SPOTLIGHT_PORT to a free port.`,
-);
-// The app's port too, where it is ours to name (with `-- --port`, the developer named it): a
-// sentence rather than the stack next dev prints after Spotlight has started.
+await exitIfTaken(spotlightPort, '127.0.0.1', 'Spotlight', 'set SPOTLIGHT_PORT to another port');
+// The app's too, on the address next dev will take: a sentence rather than the stack next dev
+// prints after Spotlight has started.
 if (appPort !== undefined) {
-  await exitIfTaken(
-    appPort,
-    undefined,
-    (reason) =>
-      `The app cannot listen on port ${appPort} (${reason}): stop what uses it, or set PORT to a free port (or run npm run dev -- --port <port>).`,
-  );
+  const remedy = namesPort ? movePort : `${movePort} (or run npm run dev -- --port <port>)`;
+  await exitIfTaken(appPort, optionValue(nextArgs, '-H', '--hostname'), 'The app', remedy);
 }
 const binaries = resolve('node_modules', '.bin');
 // Spotlight's CLI as its package.json names it (node_modules/.bin holds a shell shim on Windows).

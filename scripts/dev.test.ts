@@ -42,6 +42,22 @@ function devInItsOwnGroup(args: string[], env: NodeJS.ProcessEnv) {
   return { dev, printed, endGroup };
 }
 
+/** `npm run dev` run to its end (at most 60 s, then its group is killed): its exit code and output. */
+async function devUntilItEnds(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string }> {
+  const { dev, printed, endGroup } = devInItsOwnGroup(args, env);
+  const timeout = setTimeout(() => endGroup('SIGKILL'), 60_000);
+  try {
+    const [code] = await once(dev, 'exit');
+    return { code, output: printed.output };
+  } finally {
+    clearTimeout(timeout);
+    endGroup('SIGTERM');
+  }
+}
+
 /** A port nothing listens on now. */
 async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
@@ -96,33 +112,60 @@ describe('npm run dev (scripts/dev.mjs)', () => {
       holder.once('error', resolve);
       holder.listen(3000, () => resolve(undefined));
     });
-    const spotlightPort = await freePort();
     const { PORT: _port, ...env } = process.env;
-    const { dev, printed, endGroup } = devInItsOwnGroup([], {
-      ...env,
-      SPOTLIGHT_PORT: String(spotlightPort),
-      NEXT_DIST_DIR: '.next-dev-port',
-    });
-    const timeout = setTimeout(() => endGroup('SIGKILL'), 60_000);
     try {
-      const [code] = await once(dev, 'exit');
-      expect(printed.output).not.toMatch(/using available port/);
-      expect(code, printed.output).toBe(1);
+      const { code, output } = await devUntilItEnds([], {
+        ...env,
+        SPOTLIGHT_PORT: String(await freePort()),
+        NEXT_DIST_DIR: '.next-dev-port',
+      });
+      expect(output).not.toMatch(/using available port/);
+      expect(code, output).toBe(1);
       // Said in a sentence that names the way out, before Spotlight or next dev start.
-      expect(printed.output).toContain('The app cannot listen on port 3000 (EADDRINUSE)');
-      expect(printed.output).toContain('set PORT to a free port');
-      expect(printed.output).not.toContain('Spotlight listening');
+      expect(output).toContain(
+        'The app cannot listen on port 3000 (EADDRINUSE): stop what uses it, or set PORT to another port',
+      );
+      expect(output).not.toContain('Spotlight listening');
     } finally {
-      clearTimeout(timeout);
       holder.close();
-      endGroup('SIGTERM');
     }
+  }, 90_000);
+
+  it('exits 1 when the port named with --port is taken, saying so before anything starts', async () => {
+    const holder = createServer().listen(0);
+    await once(holder, 'listening');
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const { code, output } = await devUntilItEnds([`--port=${port}`], {
+        ...process.env,
+        SPOTLIGHT_PORT: String(await freePort()),
+        NEXT_DIST_DIR: '.next-dev-port',
+      });
+      expect(code, output).toBe(1);
+      expect(output).toContain(
+        `The app cannot listen on port ${port} (EADDRINUSE): stop what uses it, or name another port with --port.`,
+      );
+      expect(output).not.toContain('Spotlight listening');
+    } finally {
+      holder.close();
+    }
+  }, 90_000);
+
+  it('exits 1 when the app and Spotlight are given one port, naming both variables', async () => {
+    const port = String(await freePort());
+    const { code, output } = await devUntilItEnds([], { ...process.env, PORT: port, SPOTLIGHT_PORT: port });
+    expect(code, output).toBe(1);
+    expect(output).toContain(`The app and Spotlight cannot both listen on port ${port}`);
+    expect(output).toContain('PORT');
+    expect(output).toContain('SPOTLIGHT_PORT');
   }, 90_000);
 
   it('stops Spotlight and next dev, freeing both ports, when it is killed outright', async () => {
     const [appPort, spotlightPort] = [await freePort(), await freePort()];
-    const { dev, printed, endGroup } = devInItsOwnGroup(['--port', String(appPort)], {
+    // The app's port named by PORT: the app listening there shows that PORT moves it, too.
+    const { dev, printed, endGroup } = devInItsOwnGroup([], {
       ...process.env,
+      PORT: String(appPort),
       SPOTLIGHT_PORT: String(spotlightPort),
       NEXT_DIST_DIR: '.next-dev-killed',
     });
@@ -144,19 +187,19 @@ describe('npm run dev (scripts/dev.mjs)', () => {
     expect(stderr).toContain('SPOTLIGHT_PORT: must be a whole number from 1 to 65535');
   });
 
-  it.each(['abc', '70000', '0'])('exits 1 and names PORT when it is %s, not a port', async (value) => {
-    const { dev, printed, endGroup } = devInItsOwnGroup([], {
-      ...process.env,
-      PORT: value,
-      SPOTLIGHT_PORT: String(await freePort()),
-    });
-    try {
-      const [code] = await once(dev, 'exit');
+  it.each(['abc', '70000', '0'])(
+    'exits 1 and names PORT when it is %s, not a port',
+    async (value) => {
+      const { code, output } = await devUntilItEnds([], {
+        ...process.env,
+        PORT: value,
+        SPOTLIGHT_PORT: String(await freePort()),
+        NEXT_DIST_DIR: '.next-dev-port',
+      });
       expect(code).toBe(1);
-      expect(printed.output).toContain('PORT: must be a whole number from 1 to 65535');
-      expect(printed.output).not.toContain('SPOTLIGHT_PORT');
-    } finally {
-      endGroup('SIGTERM');
-    }
-  });
+      expect(output).toContain('PORT: must be a whole number from 1 to 65535');
+      expect(output).not.toContain('SPOTLIGHT_PORT');
+    },
+    90_000,
+  );
 });
