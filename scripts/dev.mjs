@@ -30,8 +30,10 @@ function optionValue(args, short, long) {
   let value;
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index];
-    if (arg === short || arg === long) value = args[index + 1];
-    else if (arg.startsWith(`${long}=`)) value = arg.slice(long.length + 1);
+    if (arg === short || arg === long) {
+      value = args[index + 1];
+      index += 1;
+    } else if (arg.startsWith(`${long}=`)) value = arg.slice(long.length + 1);
     else if (arg.startsWith(short) && !arg.startsWith('--')) value = arg.slice(short.length);
   }
   return value;
@@ -57,6 +59,9 @@ if (appPort === spotlightPort) {
   process.exit(1);
 }
 
+// Errors that name the host as the fault, where another port would not help.
+const HOST_ERRORS = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN']);
+
 /**
  * Ends the command, saying what to do, when this process cannot listen on `port` at `host` (or
  * where a server given no host listens: every address).
@@ -72,7 +77,13 @@ async function exitIfTaken(port, host, what, remedy) {
     probe.listen(port, host, () => resolve(undefined));
   }).catch((/** @type {NodeJS.ErrnoException} */ error) => {
     const code = error.code ?? error.message;
-    // Only a port in use has something to stop: EACCES (below 1024) or EADDRNOTAVAIL do not.
+    if (host !== undefined && HOST_ERRORS.has(code)) {
+      console.error(
+        `${what} cannot listen on ${host} (${code}): it names no address of this machine; name another with -H.`,
+      );
+      process.exit(1);
+    }
+    // Only a port in use has something to stop: one below 1024 (EACCES) has not.
     const advice = code === 'EADDRINUSE' ? `stop what uses it, or ${remedy}` : remedy;
     console.error(`${what} cannot listen on port ${port} (${code}): ${advice}.`);
     process.exit(1);

@@ -2,18 +2,17 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { type AddressInfo, connect, createServer } from 'node:net';
 
-/** `npm run dev` with an app port no one can take, for a check that ends it before it starts anything. */
+/**
+ * `npm run dev` with Spotlight on `spotlightPort`, for a check that ends it before it starts
+ * anything (or, were the check gone, ends it after 60 s at the latest).
+ */
 async function devRefusing(spotlightPort: string): Promise<{ code: number | null; stderr: string }> {
-  const dev = spawn(process.execPath, ['scripts/dev.mjs', '--port', '1'], {
-    env: { ...process.env, SPOTLIGHT_PORT: spotlightPort },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { code, output } = await devUntilItEnds(['--port', String(await freePort())], {
+    ...process.env,
+    SPOTLIGHT_PORT: spotlightPort,
+    NEXT_DIST_DIR: '.next-dev-port',
   });
-  let stderr = '';
-  dev.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const [code] = await once(dev, 'exit');
-  return { code, stderr };
+  return { code, stderr: output };
 }
 
 /**
@@ -131,33 +130,40 @@ describe('npm run dev (scripts/dev.mjs)', () => {
     }
   }, 90_000);
 
-  it('exits 1 when the port named with --port is taken, saying so before anything starts', async () => {
-    const holder = createServer().listen(0);
-    await once(holder, 'listening');
-    const { port } = holder.address() as AddressInfo;
-    try {
-      const { code, output } = await devUntilItEnds([`--port=${port}`], {
-        ...process.env,
-        SPOTLIGHT_PORT: String(await freePort()),
-        NEXT_DIST_DIR: '.next-dev-port',
-      });
-      expect(code, output).toBe(1);
-      expect(output).toContain(
-        `The app cannot listen on port ${port} (EADDRINUSE): stop what uses it, or name another port with --port.`,
-      );
-      expect(output).not.toContain('Spotlight listening');
-    } finally {
-      holder.close();
-    }
-  }, 90_000);
+  it.each([['--port=N'], ['--port', 'N'], ['-p', 'N'], ['-pN']])(
+    'exits 1 when the port named with %s is taken, saying so before anything starts',
+    async (...form) => {
+      const holder = createServer().listen(0);
+      await once(holder, 'listening');
+      const { port } = holder.address() as AddressInfo;
+      try {
+        const { code, output } = await devUntilItEnds(
+          form.map((arg) => arg.replace('N', String(port))),
+          {
+            ...process.env,
+            SPOTLIGHT_PORT: String(await freePort()),
+            NEXT_DIST_DIR: '.next-dev-port',
+          },
+        );
+        expect(code, output).toBe(1);
+        expect(output).toContain(
+          `The app cannot listen on port ${port} (EADDRINUSE): stop what uses it, or name another port with --port.`,
+        );
+        expect(output).not.toContain('Spotlight listening');
+      } finally {
+        holder.close();
+      }
+    },
+    90_000,
+  );
 
   it('exits 1 when the app and Spotlight are given one port, naming both variables', async () => {
     const port = String(await freePort());
     const { code, output } = await devUntilItEnds([], { ...process.env, PORT: port, SPOTLIGHT_PORT: port });
     expect(code, output).toBe(1);
-    expect(output).toContain(`The app and Spotlight cannot both listen on port ${port}`);
-    expect(output).toContain('PORT');
-    expect(output).toContain('SPOTLIGHT_PORT');
+    expect(output).toContain(
+      `The app and Spotlight cannot both listen on port ${port}: set PORT to another port, or set SPOTLIGHT_PORT.`,
+    );
   }, 90_000);
 
   it('stops Spotlight and next dev, freeing both ports, when it is killed outright', async () => {
