@@ -31,7 +31,8 @@ function optionValue(args, short, long) {
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index];
     if (arg === short || arg === long) {
-      value = args[index + 1];
+      // Named without a value (the last argument): next dev's to refuse.
+      value = args[index + 1] ?? '';
       index += 1;
     } else if (arg.startsWith(`${long}=`)) value = arg.slice(long.length + 1);
     else if (arg.startsWith(short) && !arg.startsWith('--')) value = arg.slice(short.length);
@@ -42,17 +43,20 @@ function optionValue(args, short, long) {
 // `next dev` moves to the next free port when its default one is taken, and http://localhost:3000
 // would then be someone else's server: the port is always named, so a taken one ends the command.
 const nextArgs = process.argv.slice(2);
-const namesPort = nextArgs.some((arg) => /^(?:-p|--port)(?:=|\d|$)/.test(arg));
-if (!namesPort) {
-  const port = wholeNumberUpTo(textOf(process.env, 'PORT') ?? '3000', 65_535);
-  if (!port) {
+const portArg = optionValue(nextArgs, '-p', '--port');
+const namesPort = portArg !== undefined;
+/** The app's port, unless the developer named one next dev will refuse in its own words. */
+let appPort;
+if (namesPort) {
+  appPort = wholeNumberUpTo(portArg.trim(), 65_535) || undefined;
+} else {
+  appPort = wholeNumberUpTo(textOf(process.env, 'PORT') ?? '3000', 65_535);
+  if (!appPort) {
     console.error('PORT: must be a whole number from 1 to 65535');
     process.exit(1);
   }
-  nextArgs.push('--port', String(port));
+  nextArgs.push('--port', String(appPort));
 }
-// A port named with `-- --port` that is not one is next dev's to refuse, in its own words.
-const appPort = wholeNumberUpTo(optionValue(nextArgs, '-p', '--port')?.trim() ?? '', 65_535) || undefined;
 const movePort = namesPort ? 'name another port with --port' : 'set PORT to another port';
 if (appPort === spotlightPort) {
   console.error(`The app and Spotlight cannot both listen on port ${appPort}: ${movePort}, or set SPOTLIGHT_PORT.`);

@@ -6,13 +6,12 @@ import { type AddressInfo, connect, createServer } from 'node:net';
  * `npm run dev` with Spotlight on `spotlightPort`, for a check that ends it before it starts
  * anything (or, were the check gone, ends it after 60 s at the latest).
  */
-async function devRefusing(spotlightPort: string): Promise<{ code: number | null; stderr: string }> {
-  const { code, output } = await devUntilItEnds(['--port', String(await freePort())], {
+async function devRefusing(spotlightPort: string): Promise<{ code: number | null; output: string }> {
+  return devUntilItEnds(['--port', String(await freePort())], {
     ...process.env,
     SPOTLIGHT_PORT: spotlightPort,
     NEXT_DIST_DIR: '.next-dev-port',
   });
-  return { code, stderr: output };
 }
 
 /**
@@ -94,10 +93,10 @@ describe('npm run dev (scripts/dev.mjs)', () => {
     await once(holder, 'listening');
     const { port } = holder.address() as AddressInfo;
     try {
-      const { code, stderr } = await devRefusing(String(port));
+      const { code, output } = await devRefusing(String(port));
       expect(code).toBe(1);
-      expect(stderr).toContain(`port ${port}`);
-      expect(stderr).toContain('SPOTLIGHT_PORT');
+      expect(output).toContain(`port ${port}`);
+      expect(output).toContain('SPOTLIGHT_PORT');
     } finally {
       holder.close();
     }
@@ -188,9 +187,9 @@ describe('npm run dev (scripts/dev.mjs)', () => {
   }, 120_000);
 
   it.each(['abc', '70000', '0'])('exits 1 and names SPOTLIGHT_PORT when it is %s, not a port', async (value) => {
-    const { code, stderr } = await devRefusing(value);
+    const { code, output } = await devRefusing(value);
     expect(code).toBe(1);
-    expect(stderr).toContain('SPOTLIGHT_PORT: must be a whole number from 1 to 65535');
+    expect(output).toContain('SPOTLIGHT_PORT: must be a whole number from 1 to 65535');
   });
 
   it.each(['abc', '70000', '0'])(
