@@ -149,6 +149,7 @@ async function answerTunnel(request, response) {
   await send(
     response,
     await app.handleTunnel({
+      method: request.method ?? 'GET',
       url: request.url ?? '/',
       headers: {
         get(name) {
@@ -274,10 +275,6 @@ const server = createServer(
         return;
       }
       if (request.url?.split('?')[0] === app.tunnelPath) {
-        if (request.method !== 'POST') {
-          void send(response, app.refuse(405, 'Method not allowed: the tunnel takes POST', { allow: 'POST' }));
-          return;
-        }
         answerTunnel(request, response).catch(() => {
           if (!response.headersSent) response.writeHead(400);
           response.end();

@@ -8,6 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /**
  * @typedef {object} TunnelRequest what the tunnel reads of a request: a web Request fits, and so
  *   does Node's IncomingMessage behind a `headers.get`, unconverted
+ * @property {string} method
  * @property {string} url
  * @property {{ get(name: string): string | null }} headers
  * @property {AsyncIterable<Uint8Array> | null} body
@@ -22,7 +23,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /**
  * @typedef {object} AppServer what the app's instrumentation hook hands server.mjs at start-up
  * @property {string} tunnelPath where the browser posts its envelopes (lib/tunnel/tunnel-path.ts)
- * @property {(request: TunnelRequest) => Promise<Response>} handleTunnel answers the browser's POST of an envelope
+ * @property {(request: TunnelRequest) => Promise<Response>} handleTunnel answers any request to the tunnel's path
  * @property {(status: number, reason: string, headers?: Record<string, string>) => Response} refuse a
  *   plain-text refusal with the security headers every response carries, for server.mjs to send
  * @property {(response: Response) => Response} secure gives an answer of server.mjs's own that is not a

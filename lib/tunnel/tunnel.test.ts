@@ -97,7 +97,7 @@ describe('the tunnel', () => {
       yield new TextEncoder().encode(`{"dsn":"${ownDsn}"}\n`);
       await new Promise(() => undefined);
     }
-    const request = { url: '/monitoring', headers: new Headers(), body: stalled() };
+    const request = { method: 'POST', url: '/monitoring', headers: new Headers(), body: stalled() };
     const startedAt = Date.now();
     const response = await forwardEnvelope(request, { ...options, bodyDeadlineMs: 200 });
     expect(response.status).toBe(408);
@@ -150,6 +150,21 @@ describe('the tunnel', () => {
     const off = await forwardEnvelope(post(envelopeFor(ownDsn)), { ...options, dsn: undefined });
     expect(off.status).toBe(404);
   });
+
+  it.each(['GET', 'HEAD', 'OPTIONS', 'PUT'])(
+    'answers %s with 405 and Allow: POST, configured or not',
+    async (method) => {
+      for (const dsn of [ownDsn, undefined]) {
+        const response = await forwardEnvelope(new Request('http://app.test/monitoring', { method }), {
+          ...options,
+          dsn,
+        });
+        expect(response.status).toBe(405);
+        expect(response.headers.get('allow')).toBe('POST');
+        expect(await response.text()).toBe('Method not allowed: the tunnel takes POST');
+      }
+    },
+  );
 
   it('refuses a DSN smuggled in the query string or in a second header line with 403', async () => {
     const viaQuery = await forwardEnvelope(

@@ -170,12 +170,16 @@ async function spoolOrRefuse(spool: EnvelopeSpool, body: Uint8Array): Promise<Re
  * Forwards a browser's envelope to our own Sentry project and nowhere else: the target is always
  * the configured DSN, and an envelope naming any other DSN is refused, so this is no open relay.
  * While ingest is down, envelopes wait in the spool and the browser is told they were taken.
+ * It takes POST alone, whichever server hands it the request (server.mjs, or the dev route).
  */
 export async function forwardEnvelope(
   request: TunnelRequest,
   options: TunnelOptions,
   client = 'unknown',
 ): Promise<Response> {
+  if (request.method !== 'POST') {
+    return textResponse(405, 'Method not allowed: the tunnel takes POST', { allow: 'POST' });
+  }
   const ownDsn = options.dsn === undefined ? undefined : makeDsn(options.dsn);
   if (ownDsn === undefined) {
     return textResponse(404, 'Error reporting is not configured');

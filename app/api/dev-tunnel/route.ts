@@ -6,27 +6,23 @@ import { textResponse } from '@/lib/server/text-response';
 // (lib/tunnel/tunnel-path.ts). In production server.mjs answers TUNNEL_PATH itself.
 export const dynamic = 'force-dynamic';
 
-export function POST(request: Request): Promise<Response> {
+/**
+ * Every method goes to the tunnel, which takes POST alone and tells any other so, as it does under
+ * server.mjs (rather than Next's empty 405, or for OPTIONS its 204 listing methods it refuses).
+ */
+function tunnel(request: Request): Promise<Response> {
   if (isProduction) return Promise.resolve(textResponse(404, 'Not found'));
   return (
     appServer()?.handleTunnel(request) ?? Promise.resolve(textResponse(503, 'Starting up', { 'retry-after': '1' }))
   );
 }
 
-/**
- * Any other method gets the answer server.mjs gives it in production, rather than Next's empty 405
- * (or, for OPTIONS, its 204 listing methods the tunnel refuses).
- */
-function notAllowed(): Response {
-  if (isProduction) return textResponse(404, 'Not found');
-  return textResponse(405, 'Method not allowed: the tunnel takes POST', { allow: 'POST' });
-}
-
 export {
-  notAllowed as DELETE,
-  notAllowed as GET,
-  notAllowed as HEAD,
-  notAllowed as OPTIONS,
-  notAllowed as PATCH,
-  notAllowed as PUT,
+  tunnel as DELETE,
+  tunnel as GET,
+  tunnel as HEAD,
+  tunnel as OPTIONS,
+  tunnel as PATCH,
+  tunnel as POST,
+  tunnel as PUT,
 };
