@@ -183,6 +183,22 @@ test('a request whose trace is not sampled sends no trace, and its page tells th
   expect(inTrace(await sink.items<Event>('transaction'), traceId)).toEqual([]);
 });
 
+test('health and readiness probes send no transaction, even in a sampled trace', async ({ page, request, sink }) => {
+  // Every request is traced here (rate 1), and the caller asks for this trace to be sampled.
+  const traceId = 'dddddddddddddddddddddddddddddddd';
+  for (const path of ['/api/health', '/api/ready']) {
+    const probe = await request.get(path, { headers: { 'sentry-trace': `${traceId}-eeeeeeeeeeeeeeee-1` } });
+    expect(probe.status()).toBe(200);
+  }
+  // Then a sampled request: once its transaction arrived, the probes' would have too.
+  await page.goto('/status');
+  await sink.waitForItem<Event>('transaction', (transaction) => transaction.transaction === 'GET /status');
+  const transactions = await sink.items<Event>('transaction');
+  expect(inTrace(transactions, traceId)).toEqual([]);
+  expect(transactions.map((transaction) => transaction.transaction)).not.toContain('GET /api/health');
+  expect(transactions.map((transaction) => transaction.transaction)).not.toContain('GET /api/ready');
+});
+
 test("with tracing, scope data set in one request never reaches another's event, sampled or not", async ({
   request,
   sink,

@@ -163,6 +163,31 @@ describe('startServerTracing', () => {
     expect(names).toEqual([`POST ${TUNNEL_PATH}-report`, 'POST /status?after=tunnel']);
   });
 
+  it('sends no transaction for a health or readiness probe, even in a sampled trace', async () => {
+    // As Next opens a probe's root span, here in a caller's sampled trace: a probe asked every few
+    // seconds would otherwise be traced at the rate, and at every caller's say-so.
+    const tracer = trace.getTracer('next.js');
+    const callerTrace = '4123456789abcdef0123456789abcdef';
+    const caller = propagation.extract(context.active(), { 'sentry-trace': `${callerTrace}-0123456789abcdef-1` });
+    for (const target of ['/api/health', '/api/ready?from=balancer', '/api/healthy', '/status?after=probes']) {
+      context.with(caller, () =>
+        tracer.startActiveSpan(
+          `GET ${target}`,
+          { kind: SpanKind.SERVER, attributes: { 'http.method': 'GET', 'http.target': target } },
+          (root) => {
+            tracer.startSpan('executing api route').end();
+            root.end();
+          },
+        ),
+      );
+    }
+    await Sentry.flush(1_000);
+    const names = transactions
+      .filter((item) => item.contexts?.trace?.trace_id === callerTrace)
+      .map((item) => item.transaction);
+    expect(names).toEqual(['GET /api/healthy', 'GET /status?after=probes']);
+  });
+
   it("gives a trace this server began the project, environment, release and rate in its envelope's header", async () => {
     await tracedRequest({});
     await Sentry.flush(1_000);

@@ -14,28 +14,34 @@ import { constructTracedPackages } from '@/lib/observability/traced-packages';
 import { isRequestDecided, isRequestTraced } from '@/lib/server/seam.mjs';
 import { DEV_TUNNEL_ROUTE, TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
 
+// What the load balancer and the container ask every few seconds (app/api/health, app/api/ready):
+// one transaction each would bury a product's own traces and spend its quota, as Sentry's inbound
+// filter for health checks keeps from happening on Sentry's side.
+const PROBE_PATHS = ['/api/health', '/api/ready'];
+
 /**
- * Whether a span is Next's root span of a request to the tunnel, named by the target Next records on
- * it (`http.target`, in its documented span attributes). Those requests carry the browser's own
- * envelopes to Sentry: under `next dev` they pass through Next (app/api/dev-tunnel/route.ts), and
- * each would add a transaction of its own to the browser's, as Sentry's SDK keeps from happening
- * with its own tunnel route. In production server.mjs answers them before Next.
+ * Whether a span is Next's root span of a request that is never traced, named by the target Next
+ * records on it (`http.target`, in its documented span attributes): a health or readiness probe, or
+ * a request to the tunnel. The tunnel's requests carry the browser's own envelopes to Sentry: under
+ * `next dev` they pass through Next (app/api/dev-tunnel/route.ts), and each would add a transaction
+ * of its own to the browser's, as Sentry's SDK keeps from happening with its own tunnel route. In
+ * production server.mjs answers them before Next.
  */
-function isTunnelRequest(spanKind: SpanKind, attributes: Attributes): boolean {
+function isUntracedRequest(spanKind: SpanKind, attributes: Attributes): boolean {
   // The proxy's span records the request's target too, under the request's own span.
   if (spanKind !== SpanKind.SERVER) return false;
   const target = attributes['http.target'];
   if (typeof target !== 'string') return false;
-  const [path] = target.split('?', 1);
-  return path === TUNNEL_PATH || path === DEV_TUNNEL_ROUTE;
+  const [path = ''] = target.split('?', 1);
+  return path === TUNNEL_PATH || path === DEV_TUNNEL_ROUTE || PROBE_PATHS.includes(path);
 }
 
 /**
  * A span follows its parent, in this process or the caller's. A request's root follows the decision
  * server.mjs made as the request arrived (lib/observability/request-tracing.ts), which a caller's
  * span, read from the request's scope (span-propagation.ts), carries too. Where nothing decided
- * (`next dev`, Next's start-up work), a root is decided at the rate. A request to the tunnel is
- * never sampled.
+ * (`next dev`, Next's start-up work), a root is decided at the rate. A probe's request and the
+ * tunnel's are never sampled.
  */
 function requestSampler(sampleRate: number): Sampler {
   const sampler = new ParentBasedSampler({
@@ -49,9 +55,10 @@ function requestSampler(sampleRate: number): Sampler {
     },
   });
   return {
-    // Before the parent's decision: a caller's sampled trace does not make the tunnel's request one.
+    // Before the parent's decision: a caller's sampled trace does not make a probe's or the
+    // tunnel's request one.
     shouldSample: (parentContext, traceId, spanName, spanKind, attributes, links) =>
-      isTunnelRequest(spanKind, attributes)
+      isUntracedRequest(spanKind, attributes)
         ? { decision: SamplingDecision.NOT_RECORD }
         : sampler.shouldSample(parentContext, traceId, spanName, spanKind, attributes, links),
     toString: () => sampler.toString(),
