@@ -68,19 +68,22 @@ const HOST_ERRORS = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
  * Ends the command, saying what to do, when this process cannot listen on `port` at `host` (or
- * where a server given no host listens: every address).
+ * where a server given no host listens: every address). With `isHostOptional`, a host this machine
+ * does not have passes.
  * @param {number} port
  * @param {string | undefined} host
  * @param {string} what
  * @param {string} remedy
+ * @param {{ isHostOptional?: boolean }} [options]
  */
-async function exitIfTaken(port, host, what, remedy) {
+async function exitIfTaken(port, host, what, remedy, { isHostOptional = false } = {}) {
   const probe = createServer();
-  await new Promise((resolve, reject) => {
+  const isListening = await new Promise((resolve, reject) => {
     probe.once('error', reject);
-    probe.listen(port, host, () => resolve(undefined));
+    probe.listen(port, host, () => resolve(true));
   }).catch((/** @type {NodeJS.ErrnoException} */ error) => {
     const code = error.code ?? error.message;
+    if (isHostOptional && (HOST_ERRORS.has(code) || code === 'EAFNOSUPPORT')) return false;
     if (host !== undefined && HOST_ERRORS.has(code)) {
       console.error(
         `${what} cannot listen on ${host} (${code}): it names no address of this machine; name another with -H.`,
@@ -92,13 +95,22 @@ async function exitIfTaken(port, host, what, remedy) {
     console.error(`${what} cannot listen on port ${port} (${code}): ${advice}.`);
     process.exit(1);
   });
-  await new Promise((resolve) => probe.close(resolve));
+  if (isListening) await new Promise((resolve) => probe.close(resolve));
 }
 
 // On a port something else holds, Spotlight retries on a timer that keeps nothing alive, so the
 // whole command would end with exit code 0 and no app: checked first, on the address it listens on
 // (scripts/loopback-only.mjs).
 await exitIfTaken(spotlightPort, '127.0.0.1', 'Spotlight', 'set SPOTLIGHT_PORT to another port');
+// The browser and the app's SDK reach Spotlight as `localhost`, which may resolve to ::1 first: a
+// server there would take the envelopes meant for Spotlight.
+await exitIfTaken(
+  spotlightPort,
+  '::1',
+  'Spotlight (reached as localhost, which may be ::1)',
+  'set SPOTLIGHT_PORT to another port',
+  { isHostOptional: true },
+);
 // The app's too, on the address next dev will take: a sentence rather than the stack next dev
 // prints after Spotlight has started.
 if (appPort !== undefined) {

@@ -102,6 +102,23 @@ describe('npm run dev (scripts/dev.mjs)', () => {
     }
   }, 30_000);
 
+  it("exits 1 when Spotlight's port is taken on ::1 alone, where the browser may reach another server as localhost", async () => {
+    const holder = createServer();
+    holder.listen(0, '::1');
+    await once(holder, 'listening');
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const { code, output } = await devRefusing(String(port));
+      expect(code).toBe(1);
+      expect(output).toContain(
+        `Spotlight (reached as localhost, which may be ::1) cannot listen on port ${port} (EADDRINUSE): stop what uses it, or set SPOTLIGHT_PORT to another port.`,
+      );
+      expect(output).not.toContain('Spotlight listening');
+    } finally {
+      holder.close();
+    }
+  }, 30_000);
+
   // Next moves to the next free port only from its default one, 3000, with no PORT set.
   it('exits 1 when the default port is taken, saying so and naming PORT, rather than move the app to another port', async () => {
     const holder = createServer();
