@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run build`: `next build` with `output: 'standalone'`, then the standalone folder made
 // complete. Next leaves out the static files (meant for a CDN) and knows nothing of server.mjs and
 // the modules it imports (plain JavaScript, copied as they are). The source maps stay in the build
@@ -39,6 +40,7 @@ function filesBelow(folder) {
   });
 }
 
+/** @param {string} file */
 const isSourceMap = (file) => file.endsWith('.map');
 const shippedStatic = join(standaloneDir, distDir, 'static');
 cpSync(join(distDir, 'static'), shippedStatic, { recursive: true, filter: (file) => !isSourceMap(file) });
@@ -56,11 +58,16 @@ for (const path of filesBelow(shippedStatic)) {
   if (stripped !== text) writeFileSync(path, stripped);
 }
 if (existsSync('public')) cpSync('public', join(standaloneDir, 'public'), { recursive: true });
-/** `entry` and the modules it imports by relative path, and theirs. */
+/**
+ * `entry` and the modules it imports by relative path, and theirs.
+ * @param {string} entry
+ * @param {Set<string>} [found]
+ * @returns {Set<string>}
+ */
 function withRelativeImports(entry, found = new Set()) {
   if (found.has(entry)) return found;
   found.add(entry);
-  for (const [, specifier] of readFileSync(entry, 'utf8').matchAll(/^import [^'"]*['"](\.{1,2}\/[^'"]+)['"]/gm)) {
+  for (const [, specifier = ''] of readFileSync(entry, 'utf8').matchAll(/^import [^'"]*['"](\.{1,2}\/[^'"]+)['"]/gm)) {
     withRelativeImports(join(dirname(entry), specifier), found);
   }
   return found;

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run dev`: Next's dev server inside Spotlight, Sentry's local UI at http://localhost:8969.
 // `spotlight run` starts its sidecar and passes its URL to the app as SENTRY_SPOTLIGHT and
 // NEXT_PUBLIC_SENTRY_SPOTLIGHT, so every captured error shows up there with no DSN or account.
@@ -29,7 +30,7 @@ if (spotlightPort === undefined || spotlightPort === 0) {
 function optionValue(args, short, long) {
   let value;
   for (let index = 0; index < args.length; index += 1) {
-    const arg = args[index];
+    const arg = args[index] ?? '';
     if (arg === short || arg === long) {
       // Named without a value (the last argument): next dev's to refuse.
       value = args[index + 1] ?? '';
@@ -146,7 +147,7 @@ const child = spawn(
     },
   },
 );
-for (const signal of ['SIGINT', 'SIGTERM']) {
+for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
   process.on(signal, () => child.kill(signal));
 }
 // Once npm is gone, everything this started stops too, rather than keep the ports.

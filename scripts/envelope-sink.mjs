@@ -1,3 +1,4 @@
+// @ts-check
 // A stand-in for Sentry's ingest on 127.0.0.1: it accepts envelopes the way Sentry does
 // (POST /api/<project>/envelope/), decodes them with the SDK's own parser, and lets tests read
 // what arrived. Plain JavaScript because Playwright's webServer runs it with bare Node.
@@ -14,6 +15,10 @@ const itemCounts = new Map();
 /** How ingest behaves: healthy, or down (answering `status`), or slow (`delayMs` before answering). */
 let mode = { status: 200, delayMs: 0 };
 
+/**
+ * @param {Buffer} body
+ * @param {string | string[] | undefined} encoding
+ */
 function decode(body, encoding) {
   if (encoding === 'gzip') return gunzipSync(body);
   if (encoding === 'deflate') return inflateSync(body);
@@ -21,6 +26,7 @@ function decode(body, encoding) {
   return body;
 }
 
+/** @param {unknown} payload */
 function toJsonPayload(payload) {
   if (payload instanceof Uint8Array) {
     return { binaryLength: payload.byteLength };
@@ -28,12 +34,19 @@ function toJsonPayload(payload) {
   return payload;
 }
 
+/** @param {import('node:http').IncomingMessage} request */
 async function readBody(request) {
   const chunks = [];
   for await (const chunk of request) chunks.push(chunk);
   return Buffer.concat(chunks);
 }
 
+/**
+ * @param {import('node:http').ServerResponse} response
+ * @param {number} status
+ * @param {unknown} body
+ * @param {Record<string, string>} [headers]
+ */
 function send(response, status, body, headers = {}) {
   let text;
   try {
@@ -53,7 +66,11 @@ const connectionNumber = new WeakMap();
 let connections = 0;
 let refusedErrors = 0;
 
-/** Whether an envelope holds an error event (what a refusal count is about). */
+/**
+ * Whether an envelope holds an error event (what a refusal count is about).
+ * @param {Buffer} body
+ * @param {string | string[] | undefined} encoding
+ */
 function hasErrorEvent(body, encoding) {
   try {
     return parseEnvelope(decode(body, encoding))[1].some(([header]) => header.type === 'event');

@@ -1,3 +1,4 @@
+// @ts-check
 // Loaded into Spotlight's own process by scripts/dev.mjs (`node --import`), never into the app's.
 // Spotlight's CLI reports its own usage and errors to Sentry's servers, through a DSN (a host name)
 // built into it, with no switch to turn that off. In this process every host name but loopback's
@@ -22,9 +23,12 @@ function refusal(hostname) {
 checkHostLookups(refusal);
 
 // Direct DNS queries, as Spotlight's CORS check makes for a page's origin: none leaves either.
+const resolvers = /** @type {Record<string, Function>} */ (/** @type {unknown} */ (dns));
+const promiseResolvers = /** @type {Record<string, Function>} */ (/** @type {unknown} */ (dns.promises));
 for (const name of ['resolve', 'resolve4', 'resolve6', 'resolveAny', 'resolveCname']) {
-  dns[name] = (hostname, ...rest) => process.nextTick(rest.at(-1), refusal(hostname));
-  dns.promises[name] = (hostname) => Promise.reject(refusal(hostname));
+  resolvers[name] = (/** @type {string} */ hostname, /** @type {unknown[]} */ ...rest) =>
+    process.nextTick(/** @type {Function} */ (rest.at(-1)), refusal(hostname));
+  promiseResolvers[name] = (/** @type {string} */ hostname) => Promise.reject(refusal(hostname));
 }
 
 /**

@@ -1,3 +1,4 @@
+// @ts-check
 // The .env files, read as `next start` and `next build` read them: the project's for the scripts
 // that run before Next (`npm start` runs the standalone server from its own folder), and that
 // folder's own (the .env and .env.production `next build` copies there) for server.mjs.

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm start`: the standalone server `npm run build` made, run from its own folder, with only the
 // node_modules Next traced into it, as the container runs it.
 import { existsSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// @ts-check
 // `npm test`: lint, types, unit tests, the developer's loop (`npm run dev` from a tree with no build
 // output), browser tests and the multi-instance deployment tests, each run even when an earlier one
 // fails, then one summary line `N passed, N failed` (lint and type checks count as one test each).
@@ -9,12 +10,21 @@ import { join } from 'node:path';
 const reports = mkdtempSync(join(tmpdir(), 'test-reports-'));
 const vitestReport = join(reports, 'vitest.json');
 
+/**
+ * @param {string} command
+ * @param {string[]} args
+ * @param {Record<string, string>} [env]
+ */
 function run(command, args, env = {}) {
   console.log(`\n$ ${[command, ...args].join(' ')}`);
   const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
   return result.status === 0;
 }
 
+/**
+ * @param {string} path
+ * @returns {any}
+ */
 function readJson(path) {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
@@ -25,9 +35,15 @@ function readJson(path) {
 
 let passed = 0;
 let failed = 0;
+/** @type {string[]} */
 const problems = [];
 
-/** Adds a step's result: its own test counts when it wrote a report, else one check for the step. */
+/**
+ * Adds a step's result: its own test counts when it wrote a report, else one check for the step.
+ * @param {string} name
+ * @param {boolean} ok
+ * @param {{ passed: number, failed: number }} [counts]
+ */
 function count(name, ok, counts) {
   if (counts) {
     passed += counts.passed;
@@ -54,7 +70,11 @@ const unitOk = run('npx', [
 const unit = readJson(vitestReport);
 count('unit tests', unitOk, unit && { passed: unit.numPassedTests, failed: unit.numFailedTests });
 
-/** One Playwright suite, its tests counted from its JSON report. */
+/**
+ * One Playwright suite, its tests counted from its JSON report.
+ * @param {string} name
+ * @param {string[]} args
+ */
 function playwright(name, args) {
   const report = join(reports, `${name}.json`);
   const ok = run('npx', ['playwright', 'test', ...args, '--reporter=list,json'], {

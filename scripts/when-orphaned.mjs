@@ -1,9 +1,14 @@
+// @ts-check
 // npm runs a script through `sh -c`, which does not always pass on a SIGTERM sent to npm alone (a
 // process manager's or an editor's stop): npm can be gone while the shell and the script live on,
 // reparented, keeping their ports. So the shell's own parent is watched too, where Linux shows it.
 import { readFileSync } from 'node:fs';
 
-/** The parent of `pid` as /proc shows it, or undefined where there is no /proc or no such process. */
+/**
+ * The parent of `pid` as /proc shows it, or undefined where there is no /proc or no such process.
+ * @param {number} pid
+ * @returns {number | undefined}
+ */
 function parentOf(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
