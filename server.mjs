@@ -228,7 +228,7 @@ function handleWithNext(request, response) {
   setContentSecurityPolicy(request, response);
   // Scope data a request sets (Sentry.setUser, setTag, breadcrumbs) stays with that request's
   // events, and with tracing its trace is decided as it arrives, once (lib/observability/request-tracing.ts).
-  void app.isolate(request.headers, () => handle(request, response));
+  void app.isolate(request, () => handle(request, response));
 }
 
 /**

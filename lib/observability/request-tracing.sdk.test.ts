@@ -1,7 +1,12 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import { type BaseTransportOptions, createTransport } from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
-import { decideRequestTrace, startRequestTracing, traceIfSampled } from '@/lib/observability/request-tracing';
+import {
+  decideRequestTrace,
+  isolateRequest,
+  startRequestTracing,
+  traceIfSampled,
+} from '@/lib/observability/request-tracing';
 import { runWithClientAddress } from '@/lib/server/seam.mjs';
 
 // The decision made as a request arrives must be the one the SDK makes later, when Next opens the
@@ -125,5 +130,18 @@ describe("Next's spans, per request", () => {
     expect(nextTraces({ 'sentry-trace': sentryTrace('-0') })).toBe(false);
     // Outside such a request nothing decided ahead, and the SDK decides as Next opens its spans.
     expect(nextTracer().isOpenTelemetryEnabled()).toBe(true);
+  });
+
+  it('are not opened for a health or readiness probe, even one its caller sampled', () => {
+    startRequestTracing();
+    const sampled = { 'sentry-trace': sentryTrace('-1') };
+    const nextTraces = (url: string) =>
+      runWithClientAddress('127.0.0.1', () =>
+        isolateRequest({ url, headers: sampled }, 1, Sentry.getClient(), () => nextTracer().isOpenTelemetryEnabled()),
+      );
+    expect(nextTraces('/api/health')).toBe(false);
+    expect(nextTraces('/api/ready?from=balancer')).toBe(false);
+    expect(nextTraces('/api/healthy')).toBe(true);
+    expect(nextTraces('/status')).toBe(true);
   });
 });

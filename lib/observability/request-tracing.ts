@@ -1,5 +1,5 @@
 import 'server-only';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import {
   type Client,
@@ -10,6 +10,7 @@ import {
 } from '@sentry/core';
 import { gateNextTracing } from '@/lib/framework-internals.mjs';
 import { freshTrace, withRequestScopes } from '@/lib/observability/request-scopes';
+import { isUntracedTarget } from '@/lib/observability/untraced-requests';
 import { isRequestTraced, runTraced } from '@/lib/server/seam.mjs';
 
 /** The first value of a header a client may have sent more than once. */
@@ -81,4 +82,19 @@ export function traceIfSampled<T>(
 ): T {
   const { isSampled, propagation } = decideRequestTrace(headers, sampleRate, client);
   return withRequestScopes(isSampled ? () => runTraced(work) : work, propagation);
+}
+
+/**
+ * How server.mjs runs a request it hands over, with tracing on: a probe's is never traced, whatever
+ * its caller decided (lib/observability/untraced-requests.ts), any other as traceIfSampled decides.
+ */
+export function isolateRequest<T>(
+  request: Pick<IncomingMessage, 'url' | 'headers'>,
+  sampleRate: number,
+  client: Client | undefined,
+  work: () => T,
+): T {
+  return isUntracedTarget(request.url ?? '/')
+    ? withRequestScopes(work)
+    : traceIfSampled(request.headers, sampleRate, client, work);
 }

@@ -11,29 +11,18 @@ import { instrumentPackages, registerChannelInstrumentations } from '@/lib/obser
 import { requestTraceIds, scopeTracePropagator } from '@/lib/observability/span-propagation';
 import { sendAsTransactions } from '@/lib/observability/span-transactions';
 import { constructTracedPackages } from '@/lib/observability/traced-packages';
+import { isUntracedTarget } from '@/lib/observability/untraced-requests';
 import { isRequestDecided, isRequestTraced } from '@/lib/server/seam.mjs';
-import { DEV_TUNNEL_ROUTE, TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
-
-// What the load balancer and the container ask every few seconds (app/api/health, app/api/ready):
-// one transaction each would bury a product's own traces and spend its quota, as Sentry's inbound
-// filter for health checks keeps from happening on Sentry's side.
-const PROBE_PATHS = ['/api/health', '/api/ready'];
 
 /**
- * Whether a span is Next's root span of a request that is never traced, named by the target Next
- * records on it (`http.target`, in its documented span attributes): a health or readiness probe, or
- * a request to the tunnel. The tunnel's requests carry the browser's own envelopes to Sentry: under
- * `next dev` they pass through Next (app/api/dev-tunnel/route.ts), and each would add a transaction
- * of its own to the browser's, as Sentry's SDK keeps from happening with its own tunnel route. In
- * production server.mjs answers them before Next.
+ * Whether a span is Next's root span of a request that is never traced (untraced-requests.ts), named
+ * by the target Next records on it (`http.target`, in its documented span attributes).
  */
 function isUntracedRequest(spanKind: SpanKind, attributes: Attributes): boolean {
   // The proxy's span records the request's target too, under the request's own span.
   if (spanKind !== SpanKind.SERVER) return false;
   const target = attributes['http.target'];
-  if (typeof target !== 'string') return false;
-  const [path = ''] = target.split('?', 1);
-  return path === TUNNEL_PATH || path === DEV_TUNNEL_ROUTE || PROBE_PATHS.includes(path);
+  return typeof target === 'string' && isUntracedTarget(target);
 }
 
 /**
@@ -41,7 +30,7 @@ function isUntracedRequest(spanKind: SpanKind, attributes: Attributes): boolean 
  * server.mjs made as the request arrived (lib/observability/request-tracing.ts), which a caller's
  * span, read from the request's scope (span-propagation.ts), carries too. Where nothing decided
  * (`next dev`, Next's start-up work), a root is decided at the rate. A probe's request and the
- * tunnel's are never sampled.
+ * tunnel's are never sampled, whatever the caller decided.
  */
 function requestSampler(sampleRate: number): Sampler {
   const sampler = new ParentBasedSampler({

@@ -2,7 +2,7 @@ import 'server-only';
 import { captureException, getClient } from '@sentry/core';
 import { env, isProduction } from '@/lib/env';
 import { startRequestScopes, withRequestScopes } from '@/lib/observability/request-scopes';
-import { startRequestTracing, traceIfSampled } from '@/lib/observability/request-tracing';
+import { isolateRequest, startRequestTracing } from '@/lib/observability/request-tracing';
 import { serverReportingSettings } from '@/lib/observability/server-options';
 import { startContentSecurityPolicy } from '@/lib/security/page-policies';
 import { refusal, withSecurityHeaders } from '@/lib/server/refusal';
@@ -18,18 +18,19 @@ function isDoneWithin(work: Promise<boolean>, timeoutMs: number): Promise<boolea
 /**
  * How server.mjs runs each request it hands over. Its scopes are its own, kept in the request's
  * context and forked only when read (lib/observability/request-scopes.ts). Under `npm start` its
- * trace is decided as it arrives (lib/observability/request-tracing.ts); `next dev`, and any
- * request server.mjs does not hand over, are decided by the server's sampler
- * (lib/observability/server-tracing.ts). Call it after `Sentry.init`.
+ * trace is decided as it arrives (lib/observability/request-tracing.ts), and a probe's is never
+ * traced (lib/observability/untraced-requests.ts); `next dev`, and any request server.mjs does not
+ * hand over, are decided by the server's sampler (lib/observability/server-tracing.ts). Call it
+ * after `Sentry.init`.
  */
 function startRequestIsolation(sampleRate: number): AppServer['isolate'] {
   // Without a client (no DSN, no Spotlight) there is nothing to report, and no scopes to keep.
   const client = getClient();
-  if (client === undefined) return (_headers, work) => work();
+  if (client === undefined) return (_request, work) => work();
   startRequestScopes();
-  if (!isProduction || sampleRate <= 0) return (_headers, work) => withRequestScopes(work);
+  if (!isProduction || sampleRate <= 0) return (_request, work) => withRequestScopes(work);
   startRequestTracing();
-  return (headers, work) => traceIfSampled(headers, sampleRate, client, work);
+  return (request, work) => isolateRequest(request, sampleRate, client, work);
 }
 
 /**

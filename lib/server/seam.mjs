@@ -30,8 +30,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  *   refusal (a bodiless 204) the security headers every response carries
  * @property {((url: string, method: string, cookie: string | undefined) => PagePolicy) | undefined} policyFor
  *   each production page's CSP, from the build; undefined under `next dev`
- * @property {<T>(headers: import('node:http').IncomingHttpHeaders, work: () => T) => T} isolate runs
- *   one page or route request's work in its own Sentry scopes, deciding once, as it arrives, whether it is traced
+ * @property {<T>(request: Pick<import('node:http').IncomingMessage, 'url' | 'headers'>, work: () => T) => T} isolate
+ *   runs one page or route request's work in its own Sentry scopes, deciding once, as it arrives,
+ *   whether it is traced
  * @property {() => string | undefined} spoolProblem why the tunnel's spool cannot keep envelopes now
  * @property {(timeoutMs: number) => Promise<boolean>} shutDown flushes pending events and stops the
  *   spool; false when that did not finish in time
