@@ -68,35 +68,48 @@ if (appPort === spotlightPort) {
 const HOST_ERRORS = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
+ * The error listening on `port` at `host` fails with now (its code), or undefined when it could
+ * listen there.
+ * @param {number} port
+ * @param {string | undefined} host
+ * @returns {Promise<string | undefined>}
+ */
+async function listenError(port, host) {
+  const probe = createServer();
+  try {
+    await new Promise((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen(port, host, () => resolve(undefined));
+    });
+  } catch (error) {
+    const { code, message } = /** @type {NodeJS.ErrnoException} */ (error);
+    return code ?? message;
+  }
+  await new Promise((resolve) => probe.close(resolve));
+  return undefined;
+}
+
+/**
  * Ends the command, saying what to do, when this process cannot listen on `port` at `host` (or
- * where a server given no host listens: every address). With `isHostOptional`, a host this machine
- * does not have passes.
+ * where a server given no host listens: every address).
  * @param {number} port
  * @param {string | undefined} host
  * @param {string} what
  * @param {string} remedy
- * @param {{ isHostOptional?: boolean }} [options]
  */
-async function exitIfTaken(port, host, what, remedy, { isHostOptional = false } = {}) {
-  const probe = createServer();
-  const isListening = await new Promise((resolve, reject) => {
-    probe.once('error', reject);
-    probe.listen(port, host, () => resolve(true));
-  }).catch((/** @type {NodeJS.ErrnoException} */ error) => {
-    const code = error.code ?? error.message;
-    if (isHostOptional && (HOST_ERRORS.has(code) || code === 'EAFNOSUPPORT')) return false;
-    if (host !== undefined && HOST_ERRORS.has(code)) {
-      console.error(
-        `${what} cannot listen on ${host} (${code}): it names no address of this machine; name another with -H.`,
-      );
-      process.exit(1);
-    }
-    // Only a port in use has something to stop: one below 1024 (EACCES) has not.
-    const advice = code === 'EADDRINUSE' ? `stop what uses it, or ${remedy}` : remedy;
-    console.error(`${what} cannot listen on port ${port} (${code}): ${advice}.`);
+async function exitIfTaken(port, host, what, remedy) {
+  const code = await listenError(port, host);
+  if (code === undefined) return;
+  if (host !== undefined && HOST_ERRORS.has(code)) {
+    console.error(
+      `${what} cannot listen on ${host} (${code}): it names no address of this machine; name another with -H.`,
+    );
     process.exit(1);
-  });
-  if (isListening) await new Promise((resolve) => probe.close(resolve));
+  }
+  // Only a port in use has something to stop: one below 1024 (EACCES) has not.
+  const advice = code === 'EADDRINUSE' ? `stop what uses it, or ${remedy}` : remedy;
+  console.error(`${what} cannot listen on port ${port} (${code}): ${advice}.`);
+  process.exit(1);
 }
 
 // On a port something else holds, Spotlight retries on a timer that keeps nothing alive, so the
@@ -104,14 +117,13 @@ async function exitIfTaken(port, host, what, remedy, { isHostOptional = false } 
 // (scripts/loopback-only.mjs).
 await exitIfTaken(spotlightPort, '127.0.0.1', 'Spotlight', 'set SPOTLIGHT_PORT to another port');
 // The browser and the app's SDK reach Spotlight as `localhost`, which may resolve to ::1 first: a
-// server there would take the envelopes meant for Spotlight.
-await exitIfTaken(
-  spotlightPort,
-  '::1',
-  'Spotlight (reached as localhost, which may be ::1)',
-  'set SPOTLIGHT_PORT to another port',
-  { isHostOptional: true },
-);
+// server there would take the envelopes meant for Spotlight. (A machine without ::1 has none.)
+if ((await listenError(spotlightPort, '::1')) === 'EADDRINUSE') {
+  console.error(
+    `Something holds port ${spotlightPort} at ::1, where the browser may reach it as localhost instead of Spotlight: stop what uses it, or set SPOTLIGHT_PORT to another port.`,
+  );
+  process.exit(1);
+}
 // The app's too, on the address next dev will take: a sentence rather than the stack next dev
 // prints after Spotlight has started.
 if (appPort !== undefined) {
