@@ -67,8 +67,9 @@ if (existsSync('public')) cpSync('public', join(standaloneDir, 'public'), { recu
 function withRelativeImports(entry, found = new Set()) {
   if (found.has(entry)) return found;
   found.add(entry);
-  for (const [, specifier = ''] of readFileSync(entry, 'utf8').matchAll(/^import [^'"]*['"](\.{1,2}\/[^'"]+)['"]/gm)) {
-    withRelativeImports(join(dirname(entry), specifier), found);
+  for (const [, specifier] of readFileSync(entry, 'utf8').matchAll(/^import [^'"]*['"](\.{1,2}\/[^'"]+)['"]/gm)) {
+    // The pattern's one group always takes part in a match.
+    withRelativeImports(join(dirname(entry), /** @type {string} */ (specifier)), found);
   }
   return found;
 }
