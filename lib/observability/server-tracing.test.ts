@@ -74,6 +74,30 @@ function tracedRequest(headers: IncomingHttpHeaders, fetchUnderSuppression = fal
   );
 }
 
+/**
+ * As Next opens a request's root span (with one span under it) for each target, here in a caller's
+ * sampled trace, which every request follows but those never traced: the names of the
+ * transactions sent in that trace.
+ */
+async function transactionsOfRootSpans(callerTrace: string, method: string, targets: string[]) {
+  const tracer = trace.getTracer('next.js');
+  const caller = propagation.extract(context.active(), { 'sentry-trace': `${callerTrace}-0123456789abcdef-1` });
+  for (const target of targets) {
+    context.with(caller, () =>
+      tracer.startActiveSpan(
+        `${method} ${target}`,
+        { kind: SpanKind.SERVER, attributes: { 'http.method': method, 'http.target': target } },
+        (root) => {
+          tracer.startSpan('executing api route').end();
+          root.end();
+        },
+      ),
+    );
+  }
+  await Sentry.flush(1_000);
+  return transactions.filter((item) => item.contexts?.trace?.trace_id === callerTrace).map((item) => item.transaction);
+}
+
 describe('startServerTracing', () => {
   it("leaves the process's require as it found it: no hook resolves every later require", () => {
     expect(Module.prototype.require).toBe(requireBefore);
@@ -133,59 +157,27 @@ describe('startServerTracing', () => {
   });
 
   it("sends no transaction for a request to the tunnel, which carries the browser's own envelopes", async () => {
-    // As Next opens a request's root span under `next dev` (whose tunnel is a route), here in a
-    // caller's sampled trace, which every request but the tunnel's follows.
-    const tracer = trace.getTracer('next.js');
-    const callerTrace = '3123456789abcdef0123456789abcdef';
-    const caller = propagation.extract(context.active(), { 'sentry-trace': `${callerTrace}-0123456789abcdef-1` });
+    // As Next opens a request's root span under `next dev` (whose tunnel is a route).
     const targets = [
       TUNNEL_PATH,
       `${DEV_TUNNEL_ROUTE}?sentry_key=key`,
       `${TUNNEL_PATH}-report`,
       '/status?after=tunnel',
     ];
-    for (const target of targets) {
-      context.with(caller, () =>
-        tracer.startActiveSpan(
-          `POST ${target}`,
-          { kind: SpanKind.SERVER, attributes: { 'http.method': 'POST', 'http.target': target } },
-          (root) => {
-            tracer.startSpan('executing api route').end();
-            root.end();
-          },
-        ),
-      );
-    }
-    await Sentry.flush(1_000);
-    const names = transactions
-      .filter((item) => item.contexts?.trace?.trace_id === callerTrace)
-      .map((item) => item.transaction);
-    expect(names).toEqual([`POST ${TUNNEL_PATH}-report`, 'POST /status?after=tunnel']);
+    expect(await transactionsOfRootSpans('3123456789abcdef0123456789abcdef', 'POST', targets)).toEqual([
+      `POST ${TUNNEL_PATH}-report`,
+      'POST /status?after=tunnel',
+    ]);
   });
 
   it('sends no transaction for a health or readiness probe, even in a sampled trace', async () => {
-    // As Next opens a probe's root span, here in a caller's sampled trace: a probe asked every few
-    // seconds would otherwise be traced at the rate, and at every caller's say-so.
-    const tracer = trace.getTracer('next.js');
-    const callerTrace = '4123456789abcdef0123456789abcdef';
-    const caller = propagation.extract(context.active(), { 'sentry-trace': `${callerTrace}-0123456789abcdef-1` });
-    for (const target of ['/api/health', '/api/ready?from=balancer', '/api/healthy', '/status?after=probes']) {
-      context.with(caller, () =>
-        tracer.startActiveSpan(
-          `GET ${target}`,
-          { kind: SpanKind.SERVER, attributes: { 'http.method': 'GET', 'http.target': target } },
-          (root) => {
-            tracer.startSpan('executing api route').end();
-            root.end();
-          },
-        ),
-      );
-    }
-    await Sentry.flush(1_000);
-    const names = transactions
-      .filter((item) => item.contexts?.trace?.trace_id === callerTrace)
-      .map((item) => item.transaction);
-    expect(names).toEqual(['GET /api/healthy', 'GET /status?after=probes']);
+    // A probe asked every few seconds would otherwise be traced at the rate, and at every
+    // caller's say-so.
+    const targets = ['/api/health', '/api/ready?from=balancer', '/api/healthy', '/status?after=probes'];
+    expect(await transactionsOfRootSpans('4123456789abcdef0123456789abcdef', 'GET', targets)).toEqual([
+      'GET /api/healthy',
+      'GET /status?after=probes',
+    ]);
   });
 
   it("gives a trace this server began the project, environment, release and rate in its envelope's header", async () => {
