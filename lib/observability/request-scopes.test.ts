@@ -11,7 +11,7 @@ import {
 } from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
 import { startRequestScopes, withRequestScopes } from '@/lib/observability/request-scopes';
-import { traceIfSampled } from '@/lib/observability/request-tracing';
+import { isolateRequest, traceIfSampled } from '@/lib/observability/request-tracing';
 import { currentScopes, isRequestDecided, requestClientAddress, runWithClientAddress } from '@/lib/server/seam.mjs';
 
 const events: Event[] = [];
@@ -82,6 +82,18 @@ describe('scopes for each request, forked when read', () => {
     } finally {
       clone.mockRestore();
     }
+  });
+
+  it("runs a health probe in its caller's trace, unsampled whatever the caller decided", async () => {
+    const callerTrace = '1123456789abcdef0123456789abcdef';
+    const sampled = { 'sentry-trace': `${callerTrace}-0123456789abcdef-1` };
+    const propagation = await runWithClientAddress('127.0.0.1', () =>
+      isolateRequest({ url: '/api/health', headers: sampled }, 0.1, Sentry.getClient(), async () => {
+        await tick();
+        return Sentry.getCurrentScope().getPropagationContext();
+      }),
+    );
+    expect(propagation).toMatchObject({ traceId: callerTrace, parentSpanId: '0123456789abcdef', sampled: false });
   });
 
   it('decides a traced request as it arrives without forking its scopes, which start in the decided trace when read', async () => {

@@ -94,7 +94,9 @@ export function isolateRequest<T>(
   client: Client | undefined,
   work: () => T,
 ): T {
-  return isUntracedTarget(request.url ?? '/')
-    ? withRequestScopes(work)
-    : traceIfSampled(request.headers, sampleRate, client, work);
+  if (!isUntracedTarget(request.url ?? '/')) return traceIfSampled(request.headers, sampleRate, client, work);
+  // In its caller's trace, as any unsampled request: its events, and any request it makes, say
+  // the trace is not sampled, so that nothing downstream samples it either.
+  const { propagation } = decideRequestTrace(request.headers, 0, client);
+  return withRequestScopes(work, { ...propagation, sampled: false });
 }
