@@ -61,7 +61,7 @@ async function serverTransactionOf(path: string): Promise<Event> {
   return sink.waitForTransactionInTrace(`GET ${path}`, pageload.contexts?.trace?.trace_id);
 }
 
-test("under npm run dev with tracing, a page load and its server request share one trace, and the tunnel's own requests send none", async ({
+test("under npm run dev with tracing, a page load and its server request share one trace, and neither the tunnel's own requests nor health probes send any", async ({
   page,
 }) => {
   test.setTimeout(150_000);
@@ -74,6 +74,13 @@ test("under npm run dev with tracing, a page load and its server request share o
 
   await page.goto('/status');
   expect((await serverTransactionOf('/status')).contexts?.trace?.op).toBe('http.server');
+  // Probes, even in a caller's sampled trace; the page after them shows their transactions had time.
+  for (const path of ['/api/health', '/api/ready']) {
+    const probe = await page.request.get(path, {
+      headers: { 'sentry-trace': `${'f'.repeat(32)}-${'e'.repeat(16)}-1` },
+    });
+    expect(probe.status()).toBe(200);
+  }
   await page.goto('/about');
   expect((await serverTransactionOf('/about')).contexts?.trace?.op).toBe('http.server');
 
@@ -82,5 +89,5 @@ test("under npm run dev with tracing, a page load and its server request share o
   expect(tunnelPosts.length).toBeGreaterThan(0);
   await page.waitForTimeout(2_000);
   const names = (await sink.items<Event>('transaction')).map((transaction) => transaction.transaction ?? '');
-  expect(names.filter((name) => /monitoring|dev-tunnel/.test(name))).toEqual([]);
+  expect(names.filter((name) => /monitoring|dev-tunnel|api\/health|api\/ready/.test(name))).toEqual([]);
 });
