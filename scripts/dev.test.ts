@@ -119,10 +119,11 @@ describe('npm run dev (scripts/dev.mjs)', () => {
   it.skipIf(!hasIpv6Loopback)(
     "exits 1 when Spotlight's port is taken on ::1 alone, where the browser may reach another server as localhost",
     async () => {
+      // A port free on 127.0.0.1, held on ::1 alone.
+      const port = await freePort();
       const holder = createServer();
-      holder.listen(0, '::1');
+      holder.listen(port, '::1');
       await once(holder, 'listening');
-      const { port } = holder.address() as AddressInfo;
       try {
         const { code, output } = await devRefusing(String(port));
         expect(code).toBe(1);

@@ -75,9 +75,8 @@ function tracedRequest(headers: IncomingHttpHeaders, fetchUnderSuppression = fal
 }
 
 /**
- * As Next opens a request's root span (with one span under it) for each target, here in a caller's
- * sampled trace, which every request follows but those never traced: the names of the
- * transactions sent in that trace.
+ * Opens a server root span (and one under it) per target in a caller's sampled trace, as Next
+ * does, and returns the names of the transactions sent in that trace.
  */
 async function transactionsOfRootSpans(callerTrace: string, method: string, targets: string[]) {
   const tracer = trace.getTracer('next.js');
@@ -157,7 +156,7 @@ describe('startServerTracing', () => {
   });
 
   it("sends no transaction for a request to the tunnel, which carries the browser's own envelopes", async () => {
-    // As Next opens a request's root span under `next dev` (whose tunnel is a route).
+    // Under `next dev` the tunnel is a route, whose requests Next opens root spans for.
     const targets = [
       TUNNEL_PATH,
       `${DEV_TUNNEL_ROUTE}?sentry_key=key`,
