@@ -404,6 +404,12 @@ function throughputOf(name, path) {
   const ratios = cycleRatios(name, path);
   return { perSecond: perSecond(name, path), p99: p99(name, path), ratio: median(ratios), ratioSpread: spread(ratios) };
 }
+// Each start against the baseline's of the same round, as throughput is taken within each cycle: the
+// servers of a round start one after another, so a slow stretch of the machine weighs on both.
+function startupRatioOf(name) {
+  const ratios = results.startupMs[name].map((ms, round) => ms / results.startupMs.baseline[round]);
+  return { ratio: median(ratios), ratioSpread: spread(ratios) };
+}
 const summary = {
   firstLoadJs: results.firstLoadJs,
   throughput: Object.fromEntries(
@@ -412,6 +418,7 @@ const summary = {
   idleRssMb: Object.fromEntries(SERVERS.map((name) => [name, mb(median(results.idleRss[name]))])),
   loadedRssMb: { app: mb(median(results.loadedRss.app)), baseline: mb(median(results.loadedRss.baseline)) },
   startupMs: Object.fromEntries(SERVERS.map((name) => [name, median(results.startupMs[name])])),
+  startupRatio: { app: startupRatioOf('app'), traced: startupRatioOf('traced') },
   buildSeconds: SHOULD_BUILD
     ? Object.fromEntries(
         ['clean', 'cached'].map((kind) => [
@@ -531,14 +538,21 @@ for (const [name, limitMb] of [
   );
 }
 
-const startupRatio = row('start to first 200', summary.startupMs.app, summary.startupMs.baseline, 'ms', 0);
-budget('start to first 200 at most 1.3x', startupRatio <= 1.3, `${startupRatio.toFixed(2)}x`);
+const { startupRatio } = summary;
+row('start to first 200', summary.startupMs.app, summary.startupMs.baseline, 'ms', 0, startupRatio.app.ratio);
+const rounds = ({ min, max }) => `rounds ${min.toFixed(2)}-${max.toFixed(2)}`;
+budget(
+  'start to first 200 at most 1.3x',
+  startupRatio.app.ratio <= 1.3,
+  `${startupRatio.app.ratio.toFixed(2)}x (${rounds(startupRatio.app.ratioSpread)})`,
+);
 row(
   `start to first 200, tracing ${RECOMMENDED_TRACES_SAMPLE_RATE}`,
   summary.startupMs.traced,
   summary.startupMs.baseline,
   'ms',
   0,
+  startupRatio.traced.ratio,
 );
 if (summary.buildSeconds) {
   const { clean, cached } = summary.buildSeconds;
