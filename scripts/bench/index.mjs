@@ -449,7 +449,7 @@ const summary = {
 
 const rows = [];
 const budgets = [];
-/** A table row; its ratio is the two values', unless one measured within each cycle is given. */
+/** A table row; its ratio is the two values', unless one measured within each cycle or round is given. */
 function row(
   metric,
   appValue,
