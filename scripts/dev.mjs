@@ -13,12 +13,23 @@ import { ancestorsNow, whenOrphaned } from './when-orphaned.mjs';
 // Read before anything waits: npm may be gone by the time the child is started.
 const ancestors = ancestorsNow();
 
-// Read by server.mjs's rules (lib/server/server-env.mjs): blank is unset, text is trimmed.
-const spotlightPort = wholeNumberUpTo(textOf(process.env, 'SPOTLIGHT_PORT') ?? '8969', 65_535);
-if (spotlightPort === undefined || spotlightPort === 0) {
-  console.error('SPOTLIGHT_PORT: must be a whole number from 1 to 65535');
-  process.exit(1);
+/**
+ * The port the variable `name` names (else `fallback`), read by server.mjs's rules
+ * (lib/server/server-env.mjs): blank is unset, text is trimmed. Any other value ends the command.
+ * @param {string} name
+ * @param {string} fallback
+ * @returns {number}
+ */
+function portFromEnv(name, fallback) {
+  const port = wholeNumberUpTo(textOf(process.env, name) ?? fallback, 65_535);
+  if (port === undefined || port === 0) {
+    console.error(`${name}: must be a whole number from 1 to 65535`);
+    process.exit(1);
+  }
+  return port;
 }
+
+const spotlightPort = portFromEnv('SPOTLIGHT_PORT', '8969');
 /**
  * The last value given for one of next dev's options, in any of the forms its CLI takes (`-p 3001`,
  * `-p3001`, `--port 3001`, `--port=3001`).
@@ -51,11 +62,7 @@ let appPort;
 if (namesPort) {
   appPort = wholeNumberUpTo(portArg.trim(), 65_535) || undefined;
 } else {
-  appPort = wholeNumberUpTo(textOf(process.env, 'PORT') ?? '3000', 65_535);
-  if (!appPort) {
-    console.error('PORT: must be a whole number from 1 to 65535');
-    process.exit(1);
-  }
+  appPort = portFromEnv('PORT', '3000');
   nextArgs.push('--port', String(appPort));
 }
 const movePort = namesPort ? 'name another port with --port' : 'set PORT to another port';
