@@ -56,9 +56,9 @@ async function devUntilItEnds(
   }
 }
 
-/** A port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
+/** A port nothing listens on now at `host`; rejects where this machine has no such address. */
+async function freePort(host = '127.0.0.1'): Promise<number> {
+  const server = createServer().listen(0, host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
@@ -87,18 +87,10 @@ async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boole
 }
 
 /** Whether this machine has IPv6's loopback address to listen on. */
-async function canListenOnIpv6Loopback(): Promise<boolean> {
-  const server = createServer();
-  try {
-    server.listen(0, '::1');
-    await once(server, 'listening');
-    await new Promise((resolve) => server.close(resolve));
-    return true;
-  } catch {
-    return false;
-  }
-}
-const hasIpv6Loopback = await canListenOnIpv6Loopback();
+const hasIpv6Loopback = await freePort('::1').then(
+  () => true,
+  () => false,
+);
 
 describe('npm run dev (scripts/dev.mjs)', () => {
   it("exits 1 and names SPOTLIGHT_PORT when Spotlight's port is taken, rather than end quietly with no app", async () => {
