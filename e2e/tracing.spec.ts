@@ -200,6 +200,22 @@ test('health and readiness probes send no transaction, even in a sampled trace',
   expect(names).not.toContain('GET /api/ready');
 });
 
+test("a caller's trace whose ids are all zeros is not continued: no span of the request goes out in it", async ({
+  page,
+  request,
+  sink,
+}) => {
+  // OpenTelemetry takes such a parent for none: each span Next opened would go out alone, in that trace.
+  const zeros = '0'.repeat(32);
+  const answer = await request.get('/status?caller=zeros', {
+    headers: { 'sentry-trace': `${zeros}-eeeeeeeeeeeeeeee-1` },
+  });
+  expect(answer.status()).toBe(200);
+  await page.goto('/about');
+  await sink.waitForItem<Event>('transaction', (transaction) => transaction.transaction === 'GET /about');
+  expect(inTrace(await sink.items<Event>('transaction'), zeros)).toEqual([]);
+});
+
 test("with tracing, scope data set in one request never reaches another's event, sampled or not", async ({
   request,
   sink,

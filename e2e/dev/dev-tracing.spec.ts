@@ -61,7 +61,7 @@ async function serverTransactionOf(path: string): Promise<Event> {
   return sink.waitForTransactionInTrace(`GET ${path}`, pageload.contexts?.trace?.trace_id);
 }
 
-test("under npm run dev with tracing, a page load and its server request share one trace, and neither the tunnel's own requests nor health probes send any", async ({
+test("under npm run dev with tracing, a page load and its server request share one trace, and neither the tunnel's own requests, nor health probes, nor a caller's unsampled or invalid trace send any", async ({
   page,
 }) => {
   test.setTimeout(150_000);
@@ -81,6 +81,20 @@ test("under npm run dev with tracing, a page load and its server request share o
     });
     expect(probe.status()).toBe(200);
   }
+  // A trace its caller left undecided but marked unsampled in its baggage, and one whose ids are all
+  // zeros, which no span can continue: decided as `npm start` decides them.
+  const unsampledTrace = 'd'.repeat(32);
+  const zeros = '0'.repeat(32);
+  const callers: Record<string, string>[] = [
+    {
+      'sentry-trace': `${unsampledTrace}-${'c'.repeat(16)}`,
+      baggage: `sentry-trace_id=${unsampledTrace},sentry-sampled=false`,
+    },
+    { 'sentry-trace': `${zeros}-${'c'.repeat(16)}-1` },
+  ];
+  for (const headers of callers) {
+    expect((await page.request.get('/status', { headers })).status()).toBe(200);
+  }
   await page.goto('/about');
   expect((await serverTransactionOf('/about')).contexts?.trace?.op).toBe('http.server');
 
@@ -88,6 +102,9 @@ test("under npm run dev with tracing, a page load and its server request share o
   // would be sent as that request ends, moments after.
   expect(tunnelPosts.length).toBeGreaterThan(0);
   await page.waitForTimeout(2_000);
-  const names = (await sink.items<Event>('transaction')).map((transaction) => transaction.transaction ?? '');
+  const transactions = await sink.items<Event>('transaction');
+  const names = transactions.map((transaction) => transaction.transaction ?? '');
   expect(names.filter((name) => /monitoring|dev-tunnel|api\/health|api\/ready/.test(name))).toEqual([]);
+  const traceIds = transactions.map((transaction) => transaction.contexts?.trace?.trace_id);
+  expect(traceIds.filter((traceId) => traceId === unsampledTrace || traceId === zeros)).toEqual([]);
 });

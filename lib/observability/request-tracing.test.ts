@@ -86,6 +86,19 @@ describe('decideRequestTrace', () => {
     }
   });
 
+  it('continues no trace whose ids are all zeros, which no span can have as its parent: a fresh trace decides', () => {
+    const zeros = (length: number) => '0'.repeat(length);
+    for (const header of [`${zeros(32)}-0123456789abcdef-1`, `${traceId}-${zeros(16)}-1`]) {
+      const { isSampled, propagation } = withRandomDrawn(0.99, () =>
+        decideRequestTrace({ 'sentry-trace': header }, 0.1, undefined),
+      );
+      expect(isSampled).toBe(false);
+      expect(propagation.parentSpanId).toBeUndefined();
+      expect(propagation.traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(propagation.traceId).not.toBe(zeros(32));
+    }
+  });
+
   it("does not continue another organization's trace: a fresh trace decides, with the caller's decision and trace id ignored", () => {
     // What the SDK reads of a client to know its organization (o1.ingest.sentry.io, or `orgId`).
     const ourOrganization = { getOptions: () => ({ orgId: '1' }), getDsn: () => undefined } as unknown as Client;

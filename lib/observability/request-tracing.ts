@@ -1,6 +1,6 @@
 import 'server-only';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { ProxyTracerProvider, trace } from '@opentelemetry/api';
+import { isValidSpanId, isValidTraceId, ProxyTracerProvider, trace } from '@opentelemetry/api';
 import {
   type Client,
   type DynamicSamplingContext,
@@ -43,12 +43,12 @@ type RequestTrace = { isSampled: boolean; propagation: PropagationContext };
  * against the caller's decision, from `sentry-trace` or else its baggage, as a rate of 1 or 0, or
  * else against the rate), from what the request continues or from a fresh trace drawn for it. The
  * random number is the caller's when it sent a valid one, else one drawn for the trace. A trace the
- * SDK would not continue (another organization's) is not continued. The propagation context keeps
- * the decision and the trace it was made for: the request's scope starts with it when it is first
- * read (withRequestScopes), the server's root span starts in that trace
- * (lib/observability/server-tracing.ts), and an unsampled request's page tells the browser not to
- * sample it either. Reads no scope: a request nothing reads the scope of, such as an unsampled
- * static page, forks none.
+ * SDK would not continue (another organization's), or one whose ids are not valid, is not
+ * continued. The propagation context keeps the decision and the trace it was made for: the
+ * request's scope starts with it when it is first read (withRequestScopes), the server's root span
+ * starts in that trace (lib/observability/server-tracing.ts), and an unsampled request's page tells
+ * the browser not to sample it either. Reads no scope: a request nothing reads the scope of, such as
+ * an unsampled static page, forks none.
  */
 export function decideRequestTrace(
   headers: IncomingHttpHeaders,
@@ -59,8 +59,13 @@ export function decideRequestTrace(
   const baggage = firstHeaderValue(headers.baggage);
   // Draws the trace's random number when the caller sent none (or one that is not a number).
   const incoming = sentryTrace ? propagationContextFromHeaders(sentryTrace, baggage) : undefined;
+  // Sentry's parser takes ids of all zeros, which OpenTelemetry takes for no parent: each span Next
+  // opens would start a trace of its own, and go to Sentry as a transaction of its own.
   const continued =
-    incoming?.parentSpanId !== undefined && (client === undefined || shouldContinueTrace(client, incoming.dsc?.org_id))
+    incoming?.parentSpanId !== undefined &&
+    isValidTraceId(incoming.traceId) &&
+    isValidSpanId(incoming.parentSpanId) &&
+    (client === undefined || shouldContinueTrace(client, incoming.dsc?.org_id))
       ? incoming
       : undefined;
   const callerDecision = continued?.sampled ?? decisionInBaggage(continued?.dsc);

@@ -179,6 +179,16 @@ describe('startServerTracing', () => {
     ]);
   });
 
+  it("sends a request one transaction when its caller's trace id is all zeros, in a trace of its own", async () => {
+    const before = transactions.length;
+    await tracedRequest({ 'sentry-trace': `${'0'.repeat(32)}-0123456789abcdef-1` });
+    await Sentry.flush(1_000);
+    const sent = transactions.slice(before);
+    expect(sent.map((item) => item.transaction)).toEqual(['GET /status']);
+    expect(sent[0]?.spans?.map((span) => span.op)).toEqual(['http.client']);
+    expect(sent[0]?.contexts?.trace?.trace_id).toMatch(/^(?!0{32})[0-9a-f]{32}$/);
+  });
+
   it("gives a trace this server began the project, environment, release and rate in its envelope's header", async () => {
     await tracedRequest({});
     await Sentry.flush(1_000);

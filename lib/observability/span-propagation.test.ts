@@ -96,6 +96,23 @@ describe('scopeTracePropagator', () => {
       });
     }));
 
+  it("decides the caller's trace where nothing decided as server.mjs decides it: by its random number when it sent no decision", () =>
+    withIsolationScope(() => {
+      const flagsOf = (headers: Record<string, string>) =>
+        trace.getSpanContext(
+          scopeTracePropagator(getClient() as Client, 0.1).extract(ROOT_CONTEXT, headers, defaultTextMapGetter),
+        )?.traceFlags;
+      const undecided = `${callerTraceId}-${callerSpanId}`;
+      const baggage = (fields: string) => `sentry-trace_id=${callerTraceId},${fields}`;
+      expect(flagsOf({ 'sentry-trace': undecided, baggage: baggage('sentry-sample_rand=0.05') })).toBe(
+        TraceFlags.SAMPLED,
+      );
+      expect(flagsOf({ 'sentry-trace': undecided, baggage: baggage('sentry-sample_rand=0.9') })).toBe(TraceFlags.NONE);
+      expect(flagsOf({ 'sentry-trace': undecided, baggage: baggage('sentry-sampled=false') })).toBe(TraceFlags.NONE);
+      // Ids of all zeros are no parent: the sampler decides a fresh trace.
+      expect(flagsOf({ 'sentry-trace': `${'0'.repeat(32)}-${callerSpanId}-1` })).toBeUndefined();
+    }));
+
   it("tells the browser not to sample an unsampled request's page, in the caller's trace", () => {
     const callerBaggage = `sentry-trace_id=${callerTraceId},sentry-public_key=caller,sentry-sampled=false`;
     asDecidedRequest({ 'sentry-trace': `${callerTraceId}-${callerSpanId}-0`, baggage: callerBaggage }, 1, () => {

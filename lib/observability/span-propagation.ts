@@ -6,7 +6,6 @@ import {
   type Client,
   type DynamicSamplingContext,
   dynamicSamplingContextToSentryBaggageHeader,
-  extractTraceparentData,
   generateSentryTraceHeader,
   getCurrentScope,
   getDynamicSamplingContextFromClient,
@@ -14,28 +13,18 @@ import {
 } from '@sentry/core';
 import { randomSpanId } from '@/lib/observability/random-ids';
 import { requestPropagationContext } from '@/lib/observability/request-scopes';
-import { firstHeaderValue } from '@/lib/observability/request-tracing';
+import { decideRequestTrace } from '@/lib/observability/request-tracing';
 import { isRequestDecided } from '@/lib/server/seam.mjs';
 
 const SENTRY_TRACE = 'sentry-trace';
 const BAGGAGE = 'baggage';
-
-/** The caller's trace, span and decision, from its `sentry-trace` header. */
-function callerOf(header: string | string[] | undefined): {
-  traceId?: string;
-  parentSpanId?: string;
-  sampled?: boolean;
-} {
-  const data = extractTraceparentData(firstHeaderValue(header));
-  return { traceId: data?.traceId, parentSpanId: data?.parentSpanId, sampled: data?.parentSampled };
-}
 
 /**
  * Sentry's trace headers for the OpenTelemetry spans the server records. The request's trace was
  * decided from its headers as it arrived, and its Sentry scope starts in that trace
  * (lib/observability/request-tracing.ts: the caller's trace it continues, or a fresh one, sampled
  * or not), so both directions read the scope, not the headers a second time (only where nothing
- * decided, under `next dev`, the caller's header):
+ * decided, under `next dev`, the caller's headers, decided the same way):
  * - in, Next's root span continues the caller's span when the scope continues one;
  * - out (Next's trace meta tags, outgoing requests), the active span when there is one, else, for
  *   a request not sampled, the scope: its page tells the browser not to sample it either.
@@ -45,11 +34,16 @@ export function scopeTracePropagator(client: Client, sampleRate: number): TextMa
     fields: () => [SENTRY_TRACE, BAGGAGE],
 
     extract(context, carrier, getter) {
-      // Where server.mjs did not decide (`next dev`), the caller's header is read here instead.
+      // Where server.mjs did not decide (`next dev`), the caller's headers are read here instead,
+      // and decided as server.mjs decides them: a trace this continues none of, the sampler decides.
       const { traceId, parentSpanId, sampled } = isRequestDecided()
         ? propagationNow()
-        : callerOf(getter.get(carrier, SENTRY_TRACE));
-      if (traceId === undefined || parentSpanId === undefined) return context;
+        : decideRequestTrace(
+            { [SENTRY_TRACE]: getter.get(carrier, SENTRY_TRACE), [BAGGAGE]: getter.get(carrier, BAGGAGE) },
+            sampleRate,
+            client,
+          ).propagation;
+      if (parentSpanId === undefined) return context;
       return trace.setSpanContext(context, {
         traceId,
         spanId: parentSpanId,
