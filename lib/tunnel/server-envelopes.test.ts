@@ -13,13 +13,14 @@ import { ingestDelivery } from '@/lib/tunnel/tunnel';
 // A real ingest stand-in on loopback: answering `downStatus` until `isUp`, recording the events it took.
 let isUp = false;
 let downStatus = 503;
+let downHeaders: Record<string, string> = {};
 const accepted: { type: string; event: Event }[] = [];
 const ingest = createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
     if (!isUp) {
-      response.writeHead(downStatus).end();
+      response.writeHead(downStatus, downHeaders).end();
       return;
     }
     const [, items] = parseEnvelope(Buffer.concat(chunks).toString('utf8'));
@@ -98,6 +99,37 @@ describe('the server SDK transport, kept for later', () => {
     await expect
       .poll(() => accepted.some(({ event: taken }) => taken.event_id === event.event_id), { timeout: 10_000 })
       .toBe(true);
+  });
+
+  it("keeps the errors the SDK holds back after a 5xx's Retry-After, which it reads as a limit on everything", async () => {
+    isUp = false;
+    downHeaders = { 'retry-after': '60' };
+    // A transport of its own: the SDK's limit stays with it, not with the other tests' client.
+    const transport = keepingErrorsForLater(Sentry.makeNodeTransport)({
+      url: `http://127.0.0.1:${(ingest.address() as AddressInfo).port}/api/1/envelope/?sentry_key=key`,
+      recordDroppedEvent: () => undefined,
+    });
+    try {
+      const eventIds = ['a', 'b', 'c'].map((letter) => letter.repeat(32));
+      const pendingBefore = spool.stats.pending;
+      for (const eventId of eventIds) {
+        await transport.send(
+          createEventEnvelope({ event_id: eventId, message: 'while ingest asks to wait' }, makeDsn(dsn)),
+        );
+      }
+      await transport.flush(2_000);
+      expect(spool.stats.pending - pendingBefore).toBe(3);
+
+      isUp = true;
+      await expect
+        .poll(() => eventIds.filter((id) => accepted.some(({ event }) => event.event_id === id)).length, {
+          timeout: 10_000,
+        })
+        .toBe(3);
+    } finally {
+      downHeaders = {};
+      isUp = true;
+    }
   });
 
   it("keeps nothing ingest refused with 429: the SDK backs off as asked, and the spool's queue stays clear", async () => {

@@ -58,7 +58,10 @@ async function keep(envelope: Envelope): Promise<void> {
 /**
  * The server SDK's transport, whose error envelopes are kept for later when ingest is unreachable
  * or down, rather than lost (the SDK's own transport drops them). Its flush waits for those writes
- * too, so a shutdown that flushes the SDK before it stops the spool keeps them.
+ * too, so a shutdown that flushes the SDK before it stops the spool keeps them. The SDK reads a
+ * 5xx's `Retry-After` as a limit on everything it sends, and skips each envelope until it expires,
+ * answering no status: while ingest's last answer was a 5xx, an error envelope skipped so is kept
+ * as one ingest refused would be.
  */
 export function keepingErrorsForLater(
   makeTransport: (options: BaseTransportOptions) => Transport,
@@ -66,6 +69,7 @@ export function keepingErrorsForLater(
   return (options) => {
     const transport = makeTransport(options);
     const keeping = new Set<Promise<void>>();
+    let isDown = false;
     const keepLater = (envelope: Envelope) => {
       const write = keep(envelope)
         .catch((error: unknown) => console.error('Keeping a server error for later failed:', error))
@@ -76,7 +80,8 @@ export function keepingErrorsForLater(
       async send(envelope) {
         try {
           const response = await transport.send(envelope);
-          if (isIngestDown(response)) keepLater(envelope);
+          if (response.statusCode !== undefined) isDown = isIngestDown(response);
+          if (isDown) keepLater(envelope);
           return response;
         } catch (error) {
           keepLater(envelope);
