@@ -361,6 +361,19 @@ describe('the tunnel', () => {
       expect(full.headers.get('retry-after')).toBe('60');
     });
 
+    it('sends an envelope the full spool cannot queue behind its backlog to ingest at once, which takes it', async () => {
+      // Ingest is back for new envelopes, while the one kept keeps failing (a bad gateway for it alone).
+      answer = (body) => (body.includes('kept') ? { status: 503 } : { status: 200 });
+      const kept = envelopeFor(ownDsn, `kept ${'x'.repeat(1_500)}`);
+      expect((await forwardEnvelope(post(kept), { ...options, spool })).status).toBe(200);
+      expect(spool.hasPending).toBe(true);
+      const next = envelopeFor(ownDsn, `next ${'x'.repeat(1_500)}`);
+      const response = await forwardEnvelope(post(next), { ...options, spool });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-tunnel-spooled')).toBeNull();
+      expect(received.filter((request) => request.status === 200).map((request) => request.body)).toEqual([next]);
+    });
+
     it('never delivers what an earlier run with another DSN left in the spool folder', async () => {
       const otherDsn = 'http://otherkey@127.0.0.1:1/8';
       const earlierRun = new EnvelopeSpool({ ...spoolOptions(otherDsn), dir });

@@ -150,8 +150,10 @@ export function ingestDelivery(ownDsn: string, timeoutMs: number): (body: Uint8A
   };
 }
 
-async function spoolOrRefuse(spool: EnvelopeSpool, body: Uint8Array): Promise<Response> {
-  const kept = await spool.enqueue(body);
+type Kept = Awaited<ReturnType<EnvelopeSpool['enqueue']>>;
+
+/** The browser's answer once its envelope is in the spool, or, with ingest down, why it is not. */
+function answerKept(kept: Kept): Response {
   if (kept !== 'queued') {
     const reason = {
       full: 'the spool is full',
@@ -223,13 +225,16 @@ export async function forwardEnvelope(
   }
 
   const { spool } = options;
-  // Later envelopes queue behind earlier ones, so ingest receives them in order.
-  if (spool?.hasPending) {
-    return spoolOrRefuse(spool, body);
+  // Later envelopes queue behind earlier ones, so ingest receives them in order. One the spool
+  // cannot take then goes to ingest at once, ahead of them, rather than be refused: the browser SDK
+  // does not send again what was answered.
+  const keptBehind = spool?.hasPending ? await spool.enqueue(body) : undefined;
+  if (keptBehind === 'queued') {
+    return answerKept(keptBehind);
   }
   const answer = await sendToIngest(ownDsn, body, options.upstreamTimeoutMs);
   if (spool && isIngestDown(answer)) {
-    return spoolOrRefuse(spool, body);
+    return answerKept(keptBehind ?? (await spool.enqueue(body)));
   }
   if ('failure' in answer) {
     return answer.failure === 'timeout'
