@@ -263,6 +263,22 @@ describe('the tunnel', () => {
     expect(received).toHaveLength(3);
   });
 
+  it('closes the connection with each refusal made before reading the body, so the rest is never read', async () => {
+    const refusals = [
+      forwardEnvelope(new Request('http://app.test/monitoring', { method: 'PUT', body: 'x' }), options),
+      forwardEnvelope(post(envelopeFor(ownDsn), {}, '/monitoring?dsn=theirs'), options),
+      forwardEnvelope(post(envelopeFor(ownDsn), { 'content-type': 'application/json' }), options),
+      forwardEnvelope(post(envelopeFor(ownDsn), { 'content-encoding': 'gzip' }), options),
+      forwardEnvelope(post(envelopeFor(ownDsn)), { ...options, limiter: new RateLimiter(0, 60_000) }),
+      forwardEnvelope(post(envelopeFor(ownDsn)), { ...options, dsn: undefined }),
+    ];
+    const answers = await Promise.all(refusals);
+    expect(answers.map((answer) => [answer.status, answer.headers.get('connection')])).toEqual(
+      [405, 403, 415, 415, 429, 404].map((status) => [status, 'close']),
+    );
+    expect(received).toEqual([]);
+  });
+
   it('caps each client, not everyone, and says when to retry', async () => {
     const limited = { ...options, limiter: new RateLimiter(2, 60_000) };
     const statuses = [];

@@ -150,6 +150,15 @@ export function ingestDelivery(ownDsn: string, timeoutMs: number): (body: Uint8A
   };
 }
 
+/**
+ * A refusal sent before the body is read, which also closes the connection: Node would otherwise
+ * read the rest of the body to keep the connection, up to the request timeout, however much a
+ * client refused for sending too much (429) goes on sending.
+ */
+function refuseUnread(status: number, text: string, headers: Record<string, string> = {}): Response {
+  return textResponse(status, text, { ...headers, connection: 'close' });
+}
+
 type Kept = Awaited<ReturnType<EnvelopeSpool['enqueue']>>;
 
 /** The browser's answer once its envelope is in the spool, or, with ingest down, why it is not. */
@@ -180,44 +189,42 @@ export async function forwardEnvelope(
   client = 'unknown',
 ): Promise<Response> {
   if (request.method !== 'POST') {
-    return textResponse(405, 'Method not allowed: the tunnel takes POST', { allow: 'POST' });
+    return refuseUnread(405, 'Method not allowed: the tunnel takes POST', { allow: 'POST' });
   }
   const ownDsn = options.dsn === undefined ? undefined : makeDsn(options.dsn);
   if (ownDsn === undefined) {
-    return textResponse(404, 'Error reporting is not configured');
+    return refuseUnread(404, 'Error reporting is not configured');
   }
   // Sentry's own rewrite tunnel reads the target project from the query; ours takes none.
   if (request.url.includes('?')) {
-    return textResponse(403, 'The tunnel takes no query parameters');
+    return refuseUnread(403, 'The tunnel takes no query parameters');
   }
   const verdict = options.limiter?.take(client);
   if (verdict && !verdict.allowed) {
-    return textResponse(429, 'Too many error reports from this client', {
+    return refuseUnread(429, 'Too many error reports from this client', {
       'retry-after': String(Math.ceil(verdict.retryAfterMs / 1_000)),
     });
   }
   const encoding = request.headers.get('content-encoding')?.trim().toLowerCase() ?? 'identity';
   if (encoding !== 'identity') {
-    return textResponse(415, 'Compressed bodies are not accepted');
+    return refuseUnread(415, 'Compressed bodies are not accepted');
   }
   const contentType = mediaTypeOf(request.headers);
   if (!ACCEPTED_CONTENT_TYPES.has(contentType)) {
-    return textResponse(415, `Content type ${contentType} is not a Sentry envelope`);
+    return refuseUnread(415, `Content type ${contentType} is not a Sentry envelope`);
   }
 
   let body: Uint8Array;
   try {
     body = await readBodyCapped(request, options.maxBodyBytes, options.bodyDeadlineMs);
   } catch (error) {
-    // The rest of the body is not read: closing the connection spares reading it up to the
-    // request timeout, which a client that keeps sending could make the server do.
     if (error instanceof BodyTooLargeError) {
-      return textResponse(413, `Envelope larger than ${options.maxBodyBytes} bytes`, { connection: 'close' });
+      return refuseUnread(413, `Envelope larger than ${options.maxBodyBytes} bytes`);
     }
     if (error instanceof BodyTimeoutError) {
-      return textResponse(408, 'The envelope did not arrive in time', { connection: 'close' });
+      return refuseUnread(408, 'The envelope did not arrive in time');
     }
-    return textResponse(400, 'Could not read the request body');
+    return refuseUnread(400, 'Could not read the request body');
   }
   const checked = checkEnvelope(body, ownDsn);
   if ('reason' in checked) {
