@@ -97,6 +97,21 @@ test('envelopes kept while ingest was down are delivered after the server restar
   await sink.waitForErrorEvent((event) => event.message === 'kept across a restart', 20_000);
 });
 
+test('on SIGTERM while ingest hangs, the server keeps the error it has not had an answer for, exits 0, and delivers it after a restart', async ({
+  sink,
+}) => {
+  // Ingest takes the envelope and answers only after the flush's 2 s: the process would take it along.
+  await sink.setMode({ delayMs: 30_000 });
+  app = await startApp(3114, 'hung');
+  expect((await fetch(`${app.url}/api/sentry-example-api?label=hung`)).status).toBe(500);
+  expect(await app.stop('SIGTERM'), app.output()).toBe(0);
+  expect(app.output()).not.toContain('were lost');
+
+  await sink.setMode();
+  app = await startApp(3114, 'hung', {}, { keepSpool: true });
+  await sink.waitForErrorEvent((event) => exampleApiErrorLabel(event) === 'hung', 20_000);
+});
+
 test("without tracing, scope data set in one request never reaches another request's event", async ({ sink }) => {
   // The build without a DSN, given one at run time: errors reported, nothing traced, so no
   // Http integration; each request's isolation scope comes from server.mjs alone.

@@ -59,10 +59,10 @@ export function startAppServer(): void {
     policyFor,
     isolate,
     spoolProblem: () => tunnel.spoolProblem(),
-    // Whether the SDK's events went out. The spool keeps what it has not sent for the next start,
-    // so an ingest slow to answer its envelopes loses nothing and does not make this false. The SDK
-    // first: a server error ingest refuses during its flush still goes into the spool
-    // (lib/tunnel/server-envelopes.ts), which then stops.
+    // Whether every error the SDK had went out or was kept. The spool keeps what it has not sent for
+    // the next start, so an ingest slow to answer, or hung, loses nothing and does not make this
+    // false. The SDK first: a server error ingest refuses, or has not answered, by the end of its
+    // flush still goes into the spool (lib/tunnel/server-envelopes.ts), which then stops.
     shutDown: async (timeoutMs) => {
       // Without a client (no DSN, no Spotlight) there is nothing to flush.
       const isFlushed = await isDoneWithin(Promise.resolve(getClient()?.flush(timeoutMs) ?? true), timeoutMs);

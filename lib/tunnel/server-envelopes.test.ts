@@ -14,11 +14,18 @@ import { ingestDelivery } from '@/lib/tunnel/tunnel';
 let isUp = false;
 let downStatus = 503;
 let downHeaders: Record<string, string> = {};
+// While set, ingest takes envelopes and never answers (a hung ingest, or one behind a stuck proxy).
+let isHanging = false;
+const hanging: import('node:http').ServerResponse[] = [];
 const accepted: { type: string; event: Event }[] = [];
 const ingest = createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
+    if (isHanging) {
+      hanging.push(response);
+      return;
+    }
     if (!isUp) {
       response.writeHead(downStatus, downHeaders).end();
       return;
@@ -128,6 +135,39 @@ describe('the server SDK transport, kept for later', () => {
         .toBe(3);
     } finally {
       downHeaders = {};
+      isUp = true;
+    }
+  });
+
+  it('keeps the errors a hung ingest has not answered when a flush times out, and says it lost none: the process may exit', async () => {
+    isHanging = true;
+    const transport = keepingErrorsForLater(Sentry.makeNodeTransport)({
+      url: `http://127.0.0.1:${(ingest.address() as AddressInfo).port}/api/1/envelope/?sentry_key=key`,
+      recordDroppedEvent: () => undefined,
+    });
+    try {
+      const pendingBefore = spool.stats.pending;
+      const event: Event = { event_id: 'd'.repeat(32), message: 'sent as the server stops' };
+      const sent = transport.send(createEventEnvelope(event, makeDsn(dsn)));
+      await expect.poll(() => hanging.length).toBe(1);
+      const startedAt = Date.now();
+      expect(await transport.flush(600)).toBe(true);
+      expect(Date.now() - startedAt).toBeLessThan(600);
+      expect(spool.stats.pending - pendingBefore).toBe(1);
+
+      // Its answer, when it comes after all, keeps nothing twice.
+      isHanging = false;
+      for (const response of hanging.splice(0)) response.writeHead(503).end();
+      await sent;
+      await transport.flush(1_000);
+      expect(spool.stats.pending - pendingBefore).toBe(1);
+      isUp = true;
+      await expect
+        .poll(() => accepted.some(({ event: taken }) => taken.event_id === event.event_id), { timeout: 10_000 })
+        .toBe(true);
+    } finally {
+      isHanging = false;
+      for (const response of hanging.splice(0)) response.destroy();
       isUp = true;
     }
   });

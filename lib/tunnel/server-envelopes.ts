@@ -43,8 +43,8 @@ function encoded(body: string | Uint8Array): Uint8Array {
  * counted data, and stay out of a spool whose room is for errors. The SDK has already counted the
  * envelope as lost in its client report; that count is not taken back.
  */
-async function keep(envelope: Envelope): Promise<void> {
-  if (keeper === undefined || !envelopeContainsItemType(envelope, ['event'])) return;
+async function keep(envelope: Envelope): Promise<boolean> {
+  if (keeper === undefined) return false;
   const [header, items] = envelope;
   const { sent_at: _sentAt, ...rest } = header;
   const kept = await keeper.spool.enqueue(
@@ -53,45 +53,61 @@ async function keep(envelope: Envelope): Promise<void> {
   if (kept !== 'queued') {
     console.error(`A server error ingest could not take was lost: the tunnel's spool is ${kept}`);
   }
+  return kept === 'queued';
 }
+
+// Of a flush's timeout, the time it leaves itself to keep the errors ingest has not answered yet.
+const KEEPING_RESERVE_MS = 250;
 
 /**
  * The server SDK's transport, whose error envelopes are kept for later when ingest is unreachable
- * or down, rather than lost (the SDK's own transport drops them). Its flush waits for those writes
- * too, so a shutdown that flushes the SDK before it stops the spool keeps them. The SDK reads a
- * 5xx's `Retry-After` as a limit on everything it sends, and skips each envelope until it expires,
+ * or down, rather than lost (the SDK's own transport drops them). The SDK reads a 5xx's
+ * `Retry-After` as a limit on everything it sends, and skips each envelope until it expires,
  * answering no status: while ingest's last answer was a 5xx, an error envelope skipped so is kept
- * as one ingest refused would be.
+ * as one ingest refused would be. Its flush waits for those writes too, so a shutdown that flushes
+ * the SDK before it stops the spool keeps them; one that times out keeps the errors ingest has not
+ * answered yet, which the process would take with it (ingest drops a second copy of an event it
+ * took, by its id). It says whether every error went out or was kept: what else is still on its way
+ * (transactions, client reports) is not kept.
  */
 export function keepingErrorsForLater(
   makeTransport: (options: BaseTransportOptions) => Transport,
 ): (options: BaseTransportOptions) => Transport {
   return (options) => {
     const transport = makeTransport(options);
-    const keeping = new Set<Promise<void>>();
+    const keeping = new Set<Promise<boolean>>();
+    // Error envelopes sent and not yet answered, nor kept.
+    const onTheirWay = new Set<Envelope>();
     let isDown = false;
     const keepLater = (envelope: Envelope) => {
+      onTheirWay.delete(envelope);
       const write = keep(envelope)
-        .catch((error: unknown) => console.error('Keeping a server error for later failed:', error))
+        .catch((error: unknown) => {
+          console.error('Keeping a server error for later failed:', error);
+          return false;
+        })
         .finally(() => keeping.delete(write));
       keeping.add(write);
     };
     return {
       async send(envelope) {
+        if (envelopeContainsItemType(envelope, ['event'])) onTheirWay.add(envelope);
         try {
           const response = await transport.send(envelope);
           if (response.statusCode !== undefined) isDown = isIngestDown(response);
-          if (isDown) keepLater(envelope);
+          if (isDown && onTheirWay.has(envelope)) keepLater(envelope);
           return response;
         } catch (error) {
-          keepLater(envelope);
+          if (onTheirWay.has(envelope)) keepLater(envelope);
           throw error;
+        } finally {
+          onTheirWay.delete(envelope);
         }
       },
       async flush(timeout) {
-        const isFlushed = await transport.flush(timeout);
-        await Promise.all(keeping);
-        return isFlushed;
+        await transport.flush(timeout && Math.max(1, timeout - KEEPING_RESERVE_MS));
+        for (const envelope of onTheirWay) keepLater(envelope);
+        return (await Promise.all(keeping)).every(Boolean);
       },
     };
   };
