@@ -83,6 +83,14 @@ describe('the tunnel', () => {
     expect(received).toEqual([]);
   });
 
+  it('refuses an envelope that holds no items with 400, and forwards nothing of it', async () => {
+    for (const body of [JSON.stringify({ dsn: ownDsn }), `${JSON.stringify({ dsn: ownDsn })}\n`]) {
+      const response = await forwardEnvelope(post(body), options);
+      expect([response.status, await response.text()]).toEqual([400, 'Envelope holds no items']);
+    }
+    expect(received).toEqual([]);
+  });
+
   it('refuses an envelope of more than 1,000 items with 400, and forwards one of 1,000', async () => {
     const withItems = (count: number) => `{"dsn":"${ownDsn}"}\n${'{"type":"event"}\n{}\n'.repeat(count)}`;
     const refused = await forwardEnvelope(post(withItems(1_001)), { ...options, maxBodyBytes: 100_000 });

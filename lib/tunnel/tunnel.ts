@@ -83,6 +83,11 @@ function checkEnvelope(body: Uint8Array, ownDsn: DsnComponents): Refusal | { ite
   if (itemHeaders.some((itemHeader) => typeof itemHeader === 'object' && itemHeader !== null && 'dsn' in itemHeader)) {
     return { status: 403, reason: 'Envelope names a second DSN' };
   }
+  // No SDK sends one; kept while ingest is down, each would take a file, and a spool's room is
+  // counted in bytes.
+  if (headers.itemHeaders.length === 0) {
+    return { status: 400, reason: 'Envelope holds no items' };
+  }
   return { itemTypes: headers.itemHeaders.map((itemHeader) => itemHeader.type) };
 }
 
