@@ -11,6 +11,16 @@ describe('RateLimiter', () => {
     expect(limiter.take('a').allowed).toBe(false);
   });
 
+  it('takes nothing from a client when its clock goes back, and refills as it goes on', () => {
+    let now = 3_600_000;
+    const limiter = new RateLimiter(2, 60_000, 100, () => now);
+    expect([limiter.take('a').allowed, limiter.take('a').allowed]).toEqual([true, true]);
+    now = 0;
+    expect(limiter.take('a').allowed).toBe(false);
+    now = 30_000;
+    expect(limiter.take('a').allowed).toBe(true);
+  });
+
   it('keeps clients apart', () => {
     const limiter = new RateLimiter(1, 60_000, 100, () => 0);
     expect(limiter.take('a').allowed).toBe(true);

@@ -15,7 +15,8 @@ export class RateLimiter {
     private readonly capacity: number,
     private readonly windowMs: number,
     maxClients = 10_000,
-    private readonly now: () => number = Date.now,
+    // Monotonic: a wall clock set back would otherwise hold every client's tokens back as long.
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.#buckets = new LRUCache({ max: maxClients });
   }
@@ -25,7 +26,7 @@ export class RateLimiter {
     const now = this.now();
     const refillPerMs = this.capacity / this.windowMs;
     const bucket = this.#buckets.get(client) ?? { tokens: this.capacity, updatedAt: now };
-    bucket.tokens = Math.min(this.capacity, bucket.tokens + (now - bucket.updatedAt) * refillPerMs);
+    bucket.tokens = Math.min(this.capacity, bucket.tokens + Math.max(0, now - bucket.updatedAt) * refillPerMs);
     bucket.updatedAt = now;
     this.#buckets.set(client, bucket);
     if (bucket.tokens >= 1) {
