@@ -308,6 +308,24 @@ const server = createServer(
     }),
 );
 server.keepAliveTimeout = 5_000;
+// CONNECT asks this server to be a proxy, which it is not; without a listener Node drops the
+// connection unanswered.
+server.on('connect', (/** @type {import('node:http').IncomingMessage} */ request, socket) => {
+  const body = `Method ${request.method} is not supported`;
+  socket.on('error', () => undefined);
+  socket.end(
+    [
+      'HTTP/1.1 405 Method Not Allowed',
+      `Allow: ${NEXT_METHODS.join(', ')}`,
+      'Content-Type: text/plain; charset=utf-8',
+      'X-Content-Type-Options: nosniff',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
+});
 
 /**
  * A port already taken would otherwise leave a process up that serves nothing.

@@ -265,6 +265,12 @@ test("Next's route for the error screen, asked for by its path, is the not-found
   }
 });
 
+test('CONNECT, which asks the server to be a proxy, gets 405 with the methods it takes, not a dropped connection', async () => {
+  const answer = await rawRequest('CONNECT evil.example:443 HTTP/1.1');
+  expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+  expect(answer).toMatch(/^allow: GET, HEAD, OPTIONS, POST, PUT, DELETE, PATCH$/im);
+});
+
 test('request targets that are not a path get 204 for OPTIONS *, 400 otherwise, and an absolute URL is served as its path', async () => {
   const options = await rawRequest('OPTIONS * HTTP/1.1');
   expect(options).toMatch(/^HTTP\/1\.1 204 /);
