@@ -166,6 +166,14 @@ export function reloadingActionHeaders(location) {
   return { 'x-action-redirect': `${location.replaceAll(';', '%3B')};replace` };
 }
 
+/**
+ * How Next's action handler reads a multipart server action (server/app-render/action-handler.js):
+ * React's client's (with the action header) through its copy of busboy, with these options and the
+ * body limit as the field size; a form's (posted before hydration) with the Fetch API's
+ * `Request.formData()`. The two read some bodies differently (lib/security/action-form-data.ts).
+ */
+export const ACTION_BUSBOY_OPTIONS = { defParamCharset: 'utf8' };
+
 // --- A server action's arguments: React's reply encoding (React 19.3, as vendored in Next 16.4.6,
 // `compiled/react-server-dom-webpack`: the client's `processReply`, the server's `parseModelString`,
 // `reviveModel`, `getOutlinedModel`, `decodeReplyFromBusboy`) --------------------------------------

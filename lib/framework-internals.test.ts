@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { getDefaultIntegrations, nodeContextIntegration, spotlightIntegration } from '@sentry/nextjs';
 import {
   ACTION_ARGUMENTS_LIMIT,
+  ACTION_BUSBOY_OPTIONS,
   ACTION_HEADER,
   BUILD_CONFIG_FILE,
   buildConfigFrom,
@@ -592,6 +593,41 @@ describe("React's encoding of a server action's arguments (Next's vendored react
         ['3', '["$0:0"]'],
         ['1', '["$W3"]'],
       ]),
+    ];
+    const answers = await Promise.all(refused.map(guarded));
+    expect(answers.filter((answer) => !answer.startsWith('400 Malformed server action arguments'))).toEqual([]);
+    expect(nextOutcomes(refused).filter((outcome) => outcome === 'ok')).toEqual([]);
+  }, 30_000);
+
+  it("reads React's client's multipart bodies with its copy of busboy and the options we pass ours, and a form's with the Fetch API", () => {
+    const handler = nextSource('server/app-render/action-handler.js');
+    const options = Object.entries(ACTION_BUSBOY_OPTIONS)
+      .map(([key, value]) => `${key}: '${value}',\\s*`)
+      .join('');
+    expect(handler).toMatch(
+      new RegExp(
+        `require\\('next/dist/compiled/busboy'\\)\\(\\{\\s*${options}headers: req\\.headers,\\s*limits: \\{\\s*fieldSize: bodySizeLimitBytes\\s*\\}\\s*\\}\\)`,
+      ),
+    );
+    expect(handler).toMatch(/fakeRequest\.formData\(\)/);
+  });
+
+  it("answers 400 for a multipart body Next's busboy reads otherwise than the Fetch API, where Next would answer 500", async () => {
+    /** A multipart body written by hand, each part its header lines and its value. */
+    const raw = (parts: [string[], string][]): Sample => ({
+      contentType: 'multipart/form-data; boundary=x',
+      body: Buffer.from(
+        `${parts.map(([headers, value]) => `--x\r\n${headers.join('\r\n')}\r\n\r\n${value}\r\n`).join('')}--x--\r\n`,
+      ).toString('base64'),
+    });
+    const named = (name: string) => `Content-Disposition: form-data; name="${name}"`;
+    const refused = [
+      // busboy decodes the part in its own charset; the Fetch API reads UTF-8.
+      raw([[[named('0'), 'Content-Type: text/plain; charset=utf-16le'], '[]']]),
+      // busboy takes it for a file, which React cannot read as the list.
+      raw([[[named('0'), 'Content-Type: application/octet-stream'], '[]']]),
+      // busboy takes the first name given, the Fetch API the last.
+      raw([[[named('9'), named('0')], '[]']]),
     ];
     const answers = await Promise.all(refused.map(guarded));
     expect(answers.filter((answer) => !answer.startsWith('400 Malformed server action arguments'))).toEqual([]);

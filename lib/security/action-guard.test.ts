@@ -67,6 +67,16 @@ describe('refuseBadActionRequest', () => {
     }
   });
 
+  it('answers 400 for a base64 part, which React throws on as Next reads the body', async () => {
+    const body =
+      '--x\r\nContent-Disposition: form-data; name="0"\r\n\r\n["$B1"]\r\n' +
+      '--x\r\nContent-Disposition: form-data; name="1"; filename="f"\r\nContent-Transfer-Encoding: base64\r\n\r\neA==\r\n--x--\r\n';
+    const request = actionRequest(body);
+    request.headers.set('content-type', 'multipart/form-data; boundary=x');
+    const response = await refuseBadActionRequest(request);
+    expect([response?.status, await response?.text()]).toEqual([400, 'Malformed server action arguments']);
+  });
+
   it('answers 400, not a thrown error, when the body stops arriving (client gone, request timeout)', async () => {
     const cut = new ReadableStream<Uint8Array>({
       start(controller) {

@@ -3,6 +3,7 @@
 import { ACTION_HEADER, actionArgumentsProblem, FORM_ACTION_CONTENT_TYPE } from '../framework-internals.mjs';
 import { mediaTypeOf } from '../server/media-type';
 import { textResponse } from '../server/text-response';
+import { actionFormData } from './action-form-data';
 
 /** Next's default limit for a server action's body, set explicitly in next.config.ts from here. */
 export const ACTION_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -50,14 +51,17 @@ export async function refuseBadActionRequest(request: Request): Promise<Response
     return textResponse(413, `Server action bodies are limited to ${ACTION_BODY_LIMIT_BYTES} bytes`);
   }
   let args: string | FormData;
+  const fullType = request.headers.get('content-type') ?? '';
   try {
-    // The BOM kept, as Next reads the body: JSON with one in front is not JSON.
-    args =
-      contentType === 'text/plain'
-        ? new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body)
-        : await new Response(body, {
-            headers: { 'content-type': request.headers.get('content-type') ?? '' },
-          }).formData();
+    // The BOM kept, as Next reads the body: JSON with one in front is not JSON. A multipart body is
+    // read as Next reads it: a form's with `Response.formData()`, React's client's with busboy.
+    if (contentType === 'text/plain') {
+      args = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
+    } else if (isFormPost) {
+      args = await new Response(body, { headers: { 'content-type': fullType } }).formData();
+    } else {
+      args = await actionFormData(body, fullType, ACTION_BODY_LIMIT_BYTES);
+    }
   } catch {
     return textResponse(400, 'Malformed server action arguments');
   }
