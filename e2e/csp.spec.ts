@@ -35,6 +35,8 @@ for (const [kind, path, next] of [
   ['the static about page', '/about', 'Status'],
   ['the dynamic status page', '/status', 'About'],
   ['the not-found page', '/no-such-page', 'Home'],
+  // Next routes a path as sent: this is not the about page, but the not-found one.
+  ['the not-found page, for an escaped spelling of a prerendered page', '/%61bout', 'Home'],
 ] as const) {
   test(`${kind} hydrates under the production CSP with no violation`, async ({ page }) => {
     const violations = await watchViolations(page);

@@ -109,7 +109,7 @@ describe('routedPathname', () => {
     ['/status?x=1', '/status'],
     ['http://other.example/status', '/status'],
     ['/a/../status', '/status'],
-    ['/%73tatus', '/status'],
+    ['/%73tatus', '/%73tatus'],
     ['/%E0%A4%A', '/%E0%A4%A'],
   ])('reads %s as Next routes it: %s', (url, pathname) => {
     expect(routedPathname(url)).toBe(pathname);
@@ -145,6 +145,25 @@ describe('createPolicyForRequest', () => {
     expect(first.nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
     expect(second.nonce).not.toBe(first.nonce);
     expect(scriptSources(first.policy)).toEqual(["'self'", `'nonce-${first.nonce}'`, "'sha256-missing'"]);
+  });
+
+  it('gives a path with escapes a nonce and both its page’s and the not-found page’s hashes: Next routes it as sent', () => {
+    const withAbout = createPolicyForRequest(
+      new Map([
+        ['/about', ['sha256-about']],
+        ['/_not-found', ['sha256-missing']],
+      ]),
+    );
+    // Next answers `/%61bout` with the not-found page; a page whose own name needs escapes, as built.
+    const escaped = withAbout('/%61bout', false);
+    expect(scriptSources(escaped.policy)).toEqual([
+      "'self'",
+      `'nonce-${escaped.nonce}'`,
+      "'sha256-about'",
+      "'sha256-missing'",
+    ]);
+    const unknown = withAbout('/%68ome', false);
+    expect(scriptSources(unknown.policy)).toEqual(["'self'", `'nonce-${unknown.nonce}'`, "'sha256-missing'"]);
   });
 
   it('makes no nonce for Next’s own files', () => {

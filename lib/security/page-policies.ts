@@ -74,25 +74,32 @@ export function createPolicyForRequest(
     // Next's own files are scripts and styles, never documents: no nonce to make.
     if (pathname.startsWith('/_next/')) return { policy: assetPolicy };
     const asBuilt = staticPolicies.get(pathname);
-    if (asBuilt !== undefined && !mayRender) return { policy: asBuilt };
+    const isEscaped = decoded(pathname) !== pathname;
+    if (asBuilt !== undefined && !mayRender && !isEscaped) return { policy: asBuilt };
     const nonce = randomBytes(16).toString('base64');
-    const hashes = prerendered.get(pathname) ?? notFoundHashes;
+    // Next routes a path as it was sent (`/%61bout` is not `/about`, but the not-found page); a
+    // path with escapes gets both pages' hashes, whichever of the two Next answers with.
+    const page = prerendered.get(pathname) ?? (isEscaped ? prerendered.get(decoded(pathname)) : undefined);
+    const hashes = page === undefined ? notFoundHashes : isEscaped ? [...page, ...notFoundHashes] : page;
     return { policy: productionPolicy({ nonce, hashes }), nonce };
   };
 }
 
-/**
- * The path as Next routes it: absolute-form request lines, dot segments and escapes resolved. A
- * target the URL parser takes for a host (`//`, `//a:b`) is a path to Node and to Next, which
- * redirects it; one that is neither keeps no policy of a known page.
- */
-export function routedPathname(url: string): string {
-  const pathname = (URL.parse(url, 'http://localhost') ?? URL.parse(`http://localhost${url}`))?.pathname ?? url;
+function decoded(pathname: string): string {
   try {
     return decodeURIComponent(pathname);
   } catch {
     return pathname;
   }
+}
+
+/**
+ * The path as Next routes it: absolute-form request lines and dot segments resolved, escapes kept.
+ * A target the URL parser takes for a host (`//`, `//a:b`) is a path to Node and to Next, which
+ * redirects it; one that is neither keeps no policy of a known page.
+ */
+export function routedPathname(url: string): string {
+  return (URL.parse(url, 'http://localhost') ?? URL.parse(`http://localhost${url}`))?.pathname ?? url;
 }
 
 /** At start-up: the policy for each request's URL, from the build in `distDir`, for server.mjs. */
