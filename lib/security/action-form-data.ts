@@ -20,6 +20,9 @@ export function actionFormData(body: ArrayBuffer, contentType: string, fieldSize
     });
     parser.on('field', (name, value) => parts.push({ name, value }));
     parser.on('file', (name, stream, { filename, encoding, mimeType }) => {
+      // A body cut short in a file's part fails the file's stream too: unheard, that error would be
+      // the process's uncaught exception, and an error event.
+      stream.on('error', reject);
       if (encoding.toLowerCase() === 'base64') {
         stream.resume();
         reject(new Error(`part ${name} is base64`));
@@ -30,13 +33,16 @@ export function actionFormData(body: ArrayBuffer, contentType: string, fieldSize
       const value = new Promise<Blob>((read) => stream.on('end', () => read(new Blob(chunks, { type: mimeType }))));
       parts.push({ name, value, filename });
     });
-    parser.on('close', async () => {
-      const form = new FormData();
-      for (const { name, value, filename } of parts) {
-        if (typeof value === 'string') form.append(name, value);
-        else form.append(name, await value, filename);
-      }
-      resolve(form);
+    parser.on('close', () => {
+      Promise.all(parts.map(({ value }) => value)).then((values) => {
+        const form = new FormData();
+        parts.forEach(({ name, filename }, index) => {
+          const value = values[index] as string | Blob;
+          if (typeof value === 'string') form.append(name, value);
+          else form.append(name, value, filename);
+        });
+        resolve(form);
+      }, reject);
     });
     parser.on('error', reject);
     parser.end(Buffer.from(body));

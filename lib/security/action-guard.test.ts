@@ -77,6 +77,25 @@ describe('refuseBadActionRequest', () => {
     expect([response?.status, await response?.text()]).toEqual([400, 'Malformed server action arguments']);
   });
 
+  it('answers 400 for a body cut short inside a file part, and leaves no error unheard', async () => {
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const body =
+        '--x\r\nContent-Disposition: form-data; name="0"\r\n\r\n["$B1"]\r\n' +
+        '--x\r\nContent-Disposition: form-data; name="1"; filename="f"\r\n\r\nabc';
+      const request = actionRequest(body);
+      request.headers.set('content-type', 'multipart/form-data; boundary=x');
+      const response = await refuseBadActionRequest(request);
+      expect([response?.status, await response?.text()]).toEqual([400, 'Malformed server action arguments']);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  });
+
   it('answers 400, not a thrown error, when the body stops arriving (client gone, request timeout)', async () => {
     const cut = new ReadableStream<Uint8Array>({
       start(controller) {
