@@ -2,8 +2,8 @@
 // `npm start`: Next's production server, with a shutdown that loses nothing. On SIGTERM or SIGINT
 // it answers 503 on /api/ready for SHUTDOWN_DRAIN_DELAY_MS, then stops accepting connections, lets
 // requests in flight finish (closing what is still open after DRAIN_TIMEOUT_MS), flushes pending
-// Sentry events and stops the tunnel's spool, then exits 0 (1 only when events could not be
-// flushed), all within SHUTDOWN_TIMEOUT_MS after the delay. (`next start` exits 143 without flushing.)
+// Sentry events and stops the tunnel's spool, then exits 0 (1 only when an error on its way could
+// neither go out nor be kept), all within SHUTDOWN_TIMEOUT_MS after the delay. (`next start` exits 143 without flushing.)
 // Plain JavaScript because it runs before anything is compiled (type-checked all the same); PORT,
 // HOSTNAME, the drain delay and the build's folder come from lib/server/server-env.mjs. It talks to the app
 // only through lib/server/seam.mjs, and knows Next's internals only through lib/framework-internals.mjs.

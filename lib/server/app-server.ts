@@ -8,6 +8,7 @@ import { startContentSecurityPolicy } from '@/lib/security/page-policies';
 import { refusal, withSecurityHeaders } from '@/lib/server/refusal';
 import { type AppServer, provideAppServer } from '@/lib/server/seam.mjs';
 import { startTunnel } from '@/lib/tunnel/lifecycle';
+import { keepUnansweredErrors } from '@/lib/tunnel/server-envelopes';
 import { TUNNEL_PATH } from '@/lib/tunnel/tunnel-path';
 
 /** Whether `work` settled true within `timeoutMs`. */
@@ -59,15 +60,16 @@ export function startAppServer(): void {
     policyFor,
     isolate,
     spoolProblem: () => tunnel.spoolProblem(),
-    // Whether every error the SDK had went out or was kept. The spool keeps what it has not sent for
-    // the next start, so an ingest slow to answer, or hung, loses nothing and does not make this
-    // false. The SDK first: a server error ingest refuses, or has not answered, by the end of its
-    // flush still goes into the spool (lib/tunnel/server-envelopes.ts), which then stops.
+    // Whether the errors on their way went out or were kept. The spool keeps what it has not sent
+    // for the next start, so an ingest slow to answer, or hung, loses nothing and does not make this
+    // false. The SDK first: a server error ingest refuses during its flush, or has not answered by
+    // its end, still goes into the spool (lib/tunnel/server-envelopes.ts), which then stops.
     shutDown: async (timeoutMs) => {
       // Without a client (no DSN, no Spotlight) there is nothing to flush.
       const isFlushed = await isDoneWithin(Promise.resolve(getClient()?.flush(timeoutMs) ?? true), timeoutMs);
+      const isKept = await keepUnansweredErrors();
       await tunnel.stop(timeoutMs);
-      return isFlushed;
+      return isFlushed || isKept;
     },
   });
 }

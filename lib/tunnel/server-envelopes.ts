@@ -3,6 +3,7 @@ import {
   type BaseTransportOptions,
   type Envelope,
   envelopeContainsItemType,
+  parseRetryAfterHeader,
   serializeEnvelope,
   type Transport,
   type TransportMakeRequestResponse,
@@ -39,9 +40,8 @@ function encoded(body: string | Uint8Array): Uint8Array {
 /**
  * Keeps an error envelope in the spool, its header naming the project as a browser's does (the
  * spool sends nothing that names another), without the time it was first sent: ingest would read
- * a delivery hours later as a client clock that is off. Transactions and the rest are sampled or
- * counted data, and stay out of a spool whose room is for errors. The SDK has already counted the
- * envelope as lost in its client report; that count is not taken back.
+ * a delivery hours later as a client clock that is off. The SDK has already counted the envelope
+ * as lost in its client report; that count is not taken back. Whether it was kept.
  */
 async function keep(envelope: Envelope): Promise<boolean> {
   if (keeper === undefined) return false;
@@ -56,19 +56,25 @@ async function keep(envelope: Envelope): Promise<boolean> {
   return kept === 'queued';
 }
 
-// Of a flush's timeout, the time it leaves itself to keep the errors ingest has not answered yet.
-const KEEPING_RESERVE_MS = 250;
+/** Each transport's way to keep the errors ingest has not answered yet (keepUnansweredErrors). */
+const unansweredKeepers = new Set<() => Promise<boolean>>();
+
+/**
+ * At shutdown, once the SDK's flush is over: keeps the error envelopes ingest has not answered
+ * yet (a hung ingest), which the exiting process would take along. Ingest drops a second copy of
+ * an event it took after all, by its id. Whether every one was kept.
+ */
+export async function keepUnansweredErrors(): Promise<boolean> {
+  return (await Promise.all([...unansweredKeepers].map((keepUnanswered) => keepUnanswered()))).every(Boolean);
+}
 
 /**
  * The server SDK's transport, whose error envelopes are kept for later when ingest is unreachable
- * or down, rather than lost (the SDK's own transport drops them). The SDK reads a 5xx's
- * `Retry-After` as a limit on everything it sends, and skips each envelope until it expires,
- * answering no status: while ingest's last answer was a 5xx, an error envelope skipped so is kept
- * as one ingest refused would be. Its flush waits for those writes too, so a shutdown that flushes
- * the SDK before it stops the spool keeps them; one that times out keeps the errors ingest has not
- * answered yet, which the process would take with it (ingest drops a second copy of an event it
- * took, by its id). It says whether every error went out or was kept: what else is still on its way
- * (transactions, client reports) is not kept.
+ * or down, rather than lost (the SDK's own transport drops them); transactions and the rest are
+ * sampled or counted data, and stay out of a spool whose room is for errors. The SDK reads a 5xx's
+ * `Retry-After` as a limit on everything it sends, and until it expires skips each envelope,
+ * answering no status: an error skipped so is kept as one ingest refused would be. Its flush waits
+ * for those writes too, so a shutdown that flushes the SDK before it stops the spool keeps them.
  */
 export function keepingErrorsForLater(
   makeTransport: (options: BaseTransportOptions) => Transport,
@@ -77,10 +83,11 @@ export function keepingErrorsForLater(
     const transport = makeTransport(options);
     const keeping = new Set<Promise<boolean>>();
     // Error envelopes sent and not yet answered, nor kept.
-    const onTheirWay = new Set<Envelope>();
-    let isDown = false;
+    const unanswered = new Set<Envelope>();
+    // Until when the SDK holds everything back for a 5xx's Retry-After, as it reckons it.
+    let heldBackUntil = 0;
     const keepLater = (envelope: Envelope) => {
-      onTheirWay.delete(envelope);
+      unanswered.delete(envelope);
       const write = keep(envelope)
         .catch((error: unknown) => {
           console.error('Keeping a server error for later failed:', error);
@@ -88,26 +95,32 @@ export function keepingErrorsForLater(
         })
         .finally(() => keeping.delete(write));
       keeping.add(write);
+      return write;
     };
+    unansweredKeepers.add(async () => (await Promise.all([...unanswered].map(keepLater))).every(Boolean));
     return {
       async send(envelope) {
-        if (envelopeContainsItemType(envelope, ['event'])) onTheirWay.add(envelope);
+        if (envelopeContainsItemType(envelope, ['event'])) unanswered.add(envelope);
         try {
           const response = await transport.send(envelope);
-          if (response.statusCode !== undefined) isDown = isIngestDown(response);
-          if (isDown && onTheirWay.has(envelope)) keepLater(envelope);
+          const retryAfter = response.headers?.['retry-after'];
+          if (isIngestDown(response) && retryAfter) {
+            heldBackUntil = Date.now() + parseRetryAfterHeader(retryAfter);
+          }
+          const isHeldBack = response.statusCode === undefined && Date.now() < heldBackUntil;
+          if ((isIngestDown(response) || isHeldBack) && unanswered.has(envelope)) keepLater(envelope);
           return response;
         } catch (error) {
-          if (onTheirWay.has(envelope)) keepLater(envelope);
+          if (unanswered.has(envelope)) keepLater(envelope);
           throw error;
         } finally {
-          onTheirWay.delete(envelope);
+          unanswered.delete(envelope);
         }
       },
       async flush(timeout) {
-        await transport.flush(timeout && Math.max(1, timeout - KEEPING_RESERVE_MS));
-        for (const envelope of onTheirWay) keepLater(envelope);
-        return (await Promise.all(keeping)).every(Boolean);
+        const isFlushed = await transport.flush(timeout);
+        await Promise.all(keeping);
+        return isFlushed;
       },
     };
   };
