@@ -309,22 +309,18 @@ const server = createServer(
 );
 server.keepAliveTimeout = 5_000;
 // CONNECT asks this server to be a proxy, which it is not; without a listener Node drops the
-// connection unanswered.
+// connection unanswered. Its socket is the listener's now, out of the server's timeouts: it is
+// closed once the answer is written, or after a few seconds, whatever the client does.
 server.on('connect', (/** @type {import('node:http').IncomingMessage} */ request, socket) => {
-  const body = `Method ${request.method} is not supported`;
   socket.on('error', () => undefined);
-  socket.end(
-    [
-      'HTTP/1.1 405 Method Not Allowed',
-      `Allow: ${NEXT_METHODS.join(', ')}`,
-      'Content-Type: text/plain; charset=utf-8',
-      'X-Content-Type-Options: nosniff',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      'Connection: close',
-      '',
-      body,
-    ].join('\r\n'),
-  );
+  // A TCP socket, as Node hands over every connection of this server.
+  /** @type {import('node:net').Socket} */ (socket).setTimeout(5_000, () => socket.destroy());
+  const answer = app.refuse(405, `Method ${request.method} is not supported`, { allow: NEXT_METHODS.join(', ') });
+  void answer.text().then((body) => {
+    const headers = [...answer.headers].map(([name, value]) => `${name}: ${value}`);
+    const head = ['HTTP/1.1 405 Method Not Allowed', ...headers, `content-length: ${Buffer.byteLength(body)}`];
+    socket.end([...head, 'connection: close', '', body].join('\r\n'), () => socket.destroy());
+  });
 });
 
 /**

@@ -293,6 +293,7 @@ test('CONNECT, which asks the server to be a proxy, gets 405 with the methods it
   const answer = await rawRequest('CONNECT evil.example:443 HTTP/1.1');
   expect(answer).toMatch(/^HTTP\/1\.1 405 /);
   expect(answer).toMatch(/^allow: GET, HEAD, OPTIONS, POST, PUT, DELETE, PATCH$/im);
+  expect(answer).toMatch(/^x-content-type-options: nosniff$/im);
 });
 
 test('request targets that are not a path get 204 for OPTIONS *, 400 otherwise, and an absolute URL is served as its path', async () => {
