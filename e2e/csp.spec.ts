@@ -30,17 +30,18 @@ function scriptSources(policy: string | undefined): string[] {
   );
 }
 
-for (const [kind, path, next] of [
-  ['the static home page', '/', 'About'],
-  ['the static about page', '/about', 'Status'],
-  ['the dynamic status page', '/status', 'About'],
-  ['the not-found page', '/no-such-page', 'Home'],
+for (const [kind, path, status, next] of [
+  ['the static home page', '/', 200, 'About'],
+  ['the static about page', '/about', 200, 'Status'],
+  ['the dynamic status page', '/status', 200, 'About'],
+  ['the not-found page', '/no-such-page', 404, 'Home'],
   // Next routes a path as sent: this is not the about page, but the not-found one.
-  ['the not-found page, for an escaped spelling of a prerendered page', '/%61bout', 'Home'],
+  ['the not-found page, for an escaped spelling of a prerendered page', '/%61bout', 404, 'Home'],
 ] as const) {
   test(`${kind} hydrates under the production CSP with no violation`, async ({ page }) => {
     const violations = await watchViolations(page);
     const response = await page.goto(path);
+    expect(response?.status()).toBe(status);
     const sources = scriptSources(response?.headers()['content-security-policy']);
     expect(sources[0]).toBe('script-src');
     expect(sources.filter((source) => source.includes('unsafe'))).toEqual([]);

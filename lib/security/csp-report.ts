@@ -200,7 +200,8 @@ export type CspReportLimits = {
   recentKinds: LRUCache<string, true>;
 };
 
-export function createCspReportLimits(now: () => number = Date.now): CspReportLimits {
+// Monotonic, as the rate limiters' own: a wall clock set back would hold every allowance back as long.
+export function createCspReportLimits(now: () => number = () => performance.now()): CspReportLimits {
   return {
     perClient: new RateLimiter(REPORTS_PER_MINUTE, 60_000, undefined, now),
     overall: new RateLimiter(VIOLATIONS_PER_MINUTE, 60_000, undefined, now),

@@ -125,7 +125,7 @@ export function ingestDelivery(ownDsn: string, timeoutMs: number): (body: Uint8A
     if ('reason' in checked) return { outcome: 'rejected' };
     // The rate-limit categories of its items, as the SDK's transport reads them.
     const categories = checked.itemTypes.map((type) => envelopeItemTypeToDataCategory(type as EnvelopeItemType));
-    if (categories.length > 0 && categories.every((category) => isRateLimited(limits, category))) {
+    if (categories.every((category) => isRateLimited(limits, category))) {
       return { outcome: 'rateLimited' };
     }
     const answer = await sendToIngest(dsn, body, timeoutMs);
