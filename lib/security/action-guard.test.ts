@@ -16,6 +16,13 @@ function actionRequest(body: BodyInit): Request {
   } as RequestInit);
 }
 
+/** An action request whose multipart body, boundary `x`, is written by hand. */
+function multipartActionRequest(body: string): Request {
+  const request = actionRequest(body);
+  request.headers.set('content-type', 'multipart/form-data; boundary=x');
+  return request;
+}
+
 /** A form posted before hydration: multipart, its action named in its fields, no action header. */
 function formPost(body: string, headers: Record<string, string> = {}): Request {
   return new Request('http://app.test/status', {
@@ -71,9 +78,7 @@ describe('refuseBadActionRequest', () => {
     const body =
       '--x\r\nContent-Disposition: form-data; name="0"\r\n\r\n["$B1"]\r\n' +
       '--x\r\nContent-Disposition: form-data; name="1"; filename="f"\r\nContent-Transfer-Encoding: base64\r\n\r\neA==\r\n--x--\r\n';
-    const request = actionRequest(body);
-    request.headers.set('content-type', 'multipart/form-data; boundary=x');
-    const response = await refuseBadActionRequest(request);
+    const response = await refuseBadActionRequest(multipartActionRequest(body));
     expect([response?.status, await response?.text()]).toEqual([400, 'Malformed server action arguments']);
   });
 
@@ -85,9 +90,7 @@ describe('refuseBadActionRequest', () => {
       const body =
         '--x\r\nContent-Disposition: form-data; name="0"\r\n\r\n["$B1"]\r\n' +
         '--x\r\nContent-Disposition: form-data; name="1"; filename="f"\r\n\r\nabc';
-      const request = actionRequest(body);
-      request.headers.set('content-type', 'multipart/form-data; boundary=x');
-      const response = await refuseBadActionRequest(request);
+      const response = await refuseBadActionRequest(multipartActionRequest(body));
       expect([response?.status, await response?.text()]).toEqual([400, 'Malformed server action arguments']);
       await new Promise((resolve) => setImmediate(resolve));
       expect(uncaught).toEqual([]);

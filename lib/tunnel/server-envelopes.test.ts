@@ -70,6 +70,23 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+// Each test leaves ingest up and answering, whatever it made of it.
+afterEach(() => {
+  isHanging = false;
+  for (const response of hanging.splice(0)) response.destroy();
+  downStatus = 503;
+  downHeaders = {};
+  isUp = true;
+});
+
+/** A transport of its own to the ingest stand-in: what the SDK remembers of ingest stays with it. */
+function transportToIngest() {
+  return keepingErrorsForLater(Sentry.makeNodeTransport)({
+    url: `http://127.0.0.1:${(ingest.address() as AddressInfo).port}/api/1/envelope/?sentry_key=key`,
+    recordDroppedEvent: () => undefined,
+  });
+}
+
 describe('the server SDK transport, kept for later', () => {
   it('delivers an error captured while ingest is down, once, when it is back; a transaction is not kept', async () => {
     const eventId = Sentry.captureException(new Error('server error while ingest is down'));
@@ -111,110 +128,78 @@ describe('the server SDK transport, kept for later', () => {
   it("keeps the errors the SDK holds back after a 5xx's Retry-After, which it reads as a limit on everything", async () => {
     isUp = false;
     downHeaders = { 'retry-after': '60' };
-    // A transport of its own: the SDK's limit stays with it, not with the other tests' client.
-    const transport = keepingErrorsForLater(Sentry.makeNodeTransport)({
-      url: `http://127.0.0.1:${(ingest.address() as AddressInfo).port}/api/1/envelope/?sentry_key=key`,
-      recordDroppedEvent: () => undefined,
-    });
-    try {
-      const eventIds = ['a', 'b', 'c'].map((letter) => letter.repeat(32));
-      const pendingBefore = spool.stats.pending;
-      for (const eventId of eventIds) {
-        await transport.send(
-          createEventEnvelope({ event_id: eventId, message: 'while ingest asks to wait' }, makeDsn(dsn)),
-        );
-      }
-      await transport.flush(2_000);
-      expect(spool.stats.pending - pendingBefore).toBe(3);
-
-      isUp = true;
-      await expect
-        .poll(() => eventIds.filter((id) => accepted.some(({ event }) => event.event_id === id)).length, {
-          timeout: 10_000,
-        })
-        .toBe(3);
-    } finally {
-      downHeaders = {};
-      isUp = true;
+    const transport = transportToIngest();
+    const eventIds = ['a', 'b', 'c'].map((letter) => letter.repeat(32));
+    const pendingBefore = spool.stats.pending;
+    for (const eventId of eventIds) {
+      await transport.send(
+        createEventEnvelope({ event_id: eventId, message: 'while ingest asks to wait' }, makeDsn(dsn)),
+      );
     }
+    await transport.flush(2_000);
+    expect(spool.stats.pending - pendingBefore).toBe(3);
+
+    isUp = true;
+    await expect
+      .poll(() => eventIds.filter((id) => accepted.some(({ event }) => event.event_id === id)).length, {
+        timeout: 10_000,
+      })
+      .toBe(3);
   });
 
   it("keeps the errors the SDK holds back for a 5xx's Retry-After though an answer that came later was a 200", async () => {
     isHanging = true;
-    const transport = keepingErrorsForLater(Sentry.makeNodeTransport)({
-      url: `http://127.0.0.1:${(ingest.address() as AddressInfo).port}/api/1/envelope/?sentry_key=key`,
-      recordDroppedEvent: () => undefined,
-    });
+    const transport = transportToIngest();
     const send = (letter: string) =>
       transport.send(createEventEnvelope({ event_id: letter.repeat(32), message: letter }, makeDsn(dsn)));
-    try {
-      const pendingBefore = spool.stats.pending;
-      const both = Promise.all([send('1'), send('2')]);
-      await expect.poll(() => hanging.length).toBe(2);
-      const [first, second] = hanging.splice(0);
-      first?.writeHead(503, { 'retry-after': '60' }).end();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      second?.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      await both;
-      // Held back by the SDK, answered no status: kept as the one refused with 503 was.
-      expect((await send('3')).statusCode).toBeUndefined();
-      await transport.flush(1_000);
-      expect(spool.stats.pending - pendingBefore).toBe(2);
-      isHanging = false;
-      isUp = true;
-      await expect.poll(() => spool.stats.pending, { timeout: 10_000 }).toBe(pendingBefore);
-    } finally {
-      isHanging = false;
-      for (const response of hanging.splice(0)) response.destroy();
-      isUp = true;
-    }
+    const pendingBefore = spool.stats.pending;
+    const both = Promise.all([send('1'), send('2')]);
+    await expect.poll(() => hanging.length).toBe(2);
+    const [first, second] = hanging.splice(0);
+    first?.writeHead(503, { 'retry-after': '60' }).end();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    second?.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    await both;
+    // Held back by the SDK, answered no status: kept as the one refused with 503 was.
+    expect((await send('3')).statusCode).toBeUndefined();
+    await transport.flush(1_000);
+    expect(spool.stats.pending - pendingBefore).toBe(2);
+    isHanging = false;
+    isUp = true;
+    await expect.poll(() => spool.stats.pending, { timeout: 10_000 }).toBe(pendingBefore);
   });
 
   it('at shutdown keeps the errors a hung ingest has not answered, which a flush alone leaves on their way', async () => {
     isHanging = true;
-    const transport = keepingErrorsForLater(Sentry.makeNodeTransport)({
-      url: `http://127.0.0.1:${(ingest.address() as AddressInfo).port}/api/1/envelope/?sentry_key=key`,
-      recordDroppedEvent: () => undefined,
-    });
-    try {
-      const pendingBefore = spool.stats.pending;
-      const event: Event = { event_id: 'd'.repeat(32), message: 'sent as the server stops' };
-      const sent = transport.send(createEventEnvelope(event, makeDsn(dsn)));
-      await expect.poll(() => hanging.length).toBe(1);
-      // The SDK flushes after each server error too: an ingest slow to answer is not taken for gone.
-      expect(await transport.flush(100)).toBe(false);
-      expect(spool.stats.pending - pendingBefore).toBe(0);
-      expect(await keepUnansweredErrors()).toBe(true);
-      expect(spool.stats.pending - pendingBefore).toBe(1);
+    const transport = transportToIngest();
+    const pendingBefore = spool.stats.pending;
+    const event: Event = { event_id: 'd'.repeat(32), message: 'sent as the server stops' };
+    const sent = transport.send(createEventEnvelope(event, makeDsn(dsn)));
+    await expect.poll(() => hanging.length).toBe(1);
+    // The SDK flushes after each server error too: an ingest slow to answer is not taken for gone.
+    expect(await transport.flush(100)).toBe(false);
+    expect(spool.stats.pending - pendingBefore).toBe(0);
+    expect(await keepUnansweredErrors()).toBe(true);
+    expect(spool.stats.pending - pendingBefore).toBe(1);
 
-      // Its answer, when it comes after all, keeps nothing twice.
-      isHanging = false;
-      for (const response of hanging.splice(0)) response.writeHead(503).end();
-      await sent;
-      await transport.flush(1_000);
-      expect(spool.stats.pending - pendingBefore).toBe(1);
-      isUp = true;
-      await expect
-        .poll(() => accepted.some(({ event: taken }) => taken.event_id === event.event_id), { timeout: 10_000 })
-        .toBe(true);
-    } finally {
-      isHanging = false;
-      for (const response of hanging.splice(0)) response.destroy();
-      isUp = true;
-    }
+    // Its answer, when it comes after all, keeps nothing twice.
+    isHanging = false;
+    for (const response of hanging.splice(0)) response.writeHead(503).end();
+    await sent;
+    await transport.flush(1_000);
+    expect(spool.stats.pending - pendingBefore).toBe(1);
+    isUp = true;
+    await expect
+      .poll(() => accepted.some(({ event: taken }) => taken.event_id === event.event_id), { timeout: 10_000 })
+      .toBe(true);
   });
 
   it("keeps nothing ingest refused with 429: the SDK backs off as asked, and the spool's queue stays clear", async () => {
     isUp = false;
     downStatus = 429;
-    try {
-      Sentry.captureException(new Error('server error while rate limited'));
-      // The flush waits for whatever is being kept, so nothing can still be on its way.
-      await Sentry.flush(2_000);
-      expect(spool.stats.pending).toBe(0);
-    } finally {
-      downStatus = 503;
-      isUp = true;
-    }
+    Sentry.captureException(new Error('server error while rate limited'));
+    // The flush waits for whatever is being kept, so nothing can still be on its way.
+    await Sentry.flush(2_000);
+    expect(spool.stats.pending).toBe(0);
   });
 });
