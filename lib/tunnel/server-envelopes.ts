@@ -56,7 +56,7 @@ async function keep(envelope: Envelope): Promise<boolean> {
   return kept === 'queued';
 }
 
-/** Each transport's way to keep the errors ingest has not answered yet (keepUnansweredErrors). */
+/** Each transport's way to keep the errors still on their way (keepUnansweredErrors). */
 const unansweredKeepers = new Set<() => Promise<boolean>>();
 
 /**
@@ -97,7 +97,12 @@ export function keepingErrorsForLater(
       keeping.add(write);
       return write;
     };
-    unansweredKeepers.add(async () => (await Promise.all([...unanswered].map(keepLater))).every(Boolean));
+    // What ingest has not answered, and what is being kept already (an error ingest refused as the
+    // flush ended): whether all of it is in the spool before the spool stops.
+    unansweredKeepers.add(async () => {
+      for (const envelope of unanswered) keepLater(envelope);
+      return (await Promise.all(keeping)).every(Boolean);
+    });
     return {
       async send(envelope) {
         if (envelopeContainsItemType(envelope, ['event'])) unanswered.add(envelope);

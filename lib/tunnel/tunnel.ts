@@ -156,9 +156,8 @@ export function ingestDelivery(ownDsn: string, timeoutMs: number): (body: Uint8A
 }
 
 /**
- * A refusal sent before the body is read, which also closes the connection: Node would otherwise
- * read the rest of the body to keep the connection, up to the request timeout, however much a
- * client refused for sending too much (429) goes on sending.
+ * A refusal sent before the body is read, which also closes the connection: to keep it, Node would
+ * read the rest of the body, up to the request timeout, however much the client goes on sending.
  */
 function refuseUnread(status: number, text: string, headers: Record<string, string> = {}): Response {
   return textResponse(status, text, { ...headers, connection: 'close' });
