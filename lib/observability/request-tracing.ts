@@ -14,7 +14,7 @@ import { isUntracedTarget } from '@/lib/observability/untraced-requests';
 import { isRequestTraced, runTraced } from '@/lib/server/seam.mjs';
 
 /** The first value of a header a client may have sent more than once. */
-export function firstHeaderValue(value: string | string[] | undefined): string | undefined {
+function firstHeaderValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
