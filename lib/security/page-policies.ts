@@ -74,7 +74,8 @@ export function createPolicyForRequest(
     // Next's own files are scripts and styles, never documents: no nonce to make.
     if (pathname.startsWith('/_next/')) return { policy: assetPolicy };
     const asBuilt = staticPolicies.get(pathname);
-    const isEscaped = decoded(pathname) !== pathname;
+    // Only a path with escapes decodes to another.
+    const isEscaped = pathname.includes('%');
     if (asBuilt !== undefined && !mayRender && !isEscaped) return { policy: asBuilt };
     const nonce = randomBytes(16).toString('base64');
     // Next routes a path as it was sent (`/%61bout` is not `/about`, but the not-found page); a
