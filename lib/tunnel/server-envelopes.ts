@@ -108,12 +108,11 @@ export function keepingErrorsForLater(
         if (envelopeContainsItemType(envelope, ['event'])) unanswered.add(envelope);
         try {
           const response = await transport.send(envelope);
+          const isDown = isIngestDown(response);
           const retryAfter = response.headers?.['retry-after'];
-          if (isIngestDown(response) && retryAfter) {
-            heldBackUntil = Date.now() + parseRetryAfterHeader(retryAfter);
-          }
+          if (isDown && retryAfter) heldBackUntil = Date.now() + parseRetryAfterHeader(retryAfter);
           const isHeldBack = response.statusCode === undefined && Date.now() < heldBackUntil;
-          if ((isIngestDown(response) || isHeldBack) && unanswered.has(envelope)) keepLater(envelope);
+          if ((isDown || isHeldBack) && unanswered.has(envelope)) keepLater(envelope);
           return response;
         } catch (error) {
           if (unanswered.has(envelope)) keepLater(envelope);
