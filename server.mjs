@@ -9,7 +9,7 @@
 // only through lib/server/seam.mjs, and knows Next's internals only through lib/framework-internals.mjs.
 import { existsSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createServer, get } from 'node:http';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import next from 'next';
 import {
@@ -22,7 +22,7 @@ import {
   staticFilePathOf,
   staticFileRefusal,
 } from './lib/framework-internals.mjs';
-import { appServer, markDraining, runWithClientAddress } from './lib/server/seam.mjs';
+import { markDraining, runWithClientAddress, whenAppServerProvided } from './lib/server/seam.mjs';
 import { readServerEnv } from './lib/server/server-env.mjs';
 import { loadEnvFiles } from './scripts/project-env.mjs';
 
@@ -48,9 +48,9 @@ const { port, hostname, drainDelayMs, distDir } = serverEnv;
 const DRAIN_TIMEOUT_MS = 5_000;
 const FLUSH_TIMEOUT_MS = 2_000;
 const SHUTDOWN_TIMEOUT_MS = 10_000;
-// How long Next may leave the warm-up request at start-up unanswered before the server gives up,
-// rather than hang.
-const WARM_UP_TIMEOUT_MS = 30_000;
+// How long the instrumentation hook may take to set up the app before the server gives up, rather
+// than hang.
+const HOOK_TIMEOUT_MS = 30_000;
 
 /**
  * @param {string} message
@@ -79,56 +79,28 @@ await nextApp.prepare();
 const handle = nextApp.getRequestHandler();
 
 /**
- * One GET over loopback, answered with its status and whether it carries our security headers.
- * @param {number} loopbackPort
- * @param {string} path
- * @returns {Promise<{ status: number | undefined, hasOurHeaders: boolean }>}
- */
-function getOverLoopback(loopbackPort, path) {
-  return new Promise((resolve, reject) => {
-    const request = get({ host: '127.0.0.1', port: loopbackPort, path, timeout: WARM_UP_TIMEOUT_MS }, (answer) => {
-      answer.resume();
-      answer.on('end', () =>
-        resolve({ status: answer.statusCode, hasOurHeaders: answer.headers['x-content-type-options'] === 'nosniff' }),
-      );
-    });
-    request.on('timeout', () => request.destroy(new Error(`no answer within ${WARM_UP_TIMEOUT_MS} ms`)));
-    request.on('error', reject);
-  });
-}
-
-/**
- * Next starts the instrumentation hook (Sentry, the tunnel, each page's policy) as it sets up its
- * server, and waits for it before it handles a first request. One request over loopback, before the
- * real listener opens, makes sure the first visitor's request finds all of it in place; its answer
- * also shows that Next took our config (the security headers come from next.config.ts alone).
+ * Next calls the instrumentation hook's `register` (Sentry, the tunnel, each page's policy) as it
+ * sets up its server, and only answers requests once it has returned. Listening only after the hook
+ * handed the app over (lib/server/seam.mjs) makes sure of it before anyone can connect: a hook that
+ * fails exits the process before it ever listens (instrumentation.ts), and one that never finishes
+ * is refused here.
  * @returns {Promise<{ app: AppServer, policyFor: NonNullable<AppServer['policyFor']> }>}
  */
-async function warmUp() {
-  // Handled as every request is, in a request context: so it is not traced, nor taken for one
-  // that no server.mjs decides for.
-  const loopback = createServer((request, response) =>
-    runWithClientAddress('127.0.0.1', () => void handle(request, response)),
-  );
-  await new Promise((resolve) => loopback.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const address = loopback.address();
-  try {
-    const { status, hasOurHeaders } = await getOverLoopback(
-      typeof address === 'object' ? (address?.port ?? 0) : 0,
-      '/api/health',
-    ).catch((/** @type {Error} */ error) =>
-      refuseToStart(`Next did not answer /api/health at start-up (${error.message}); not serving.`),
-    );
-    if (status !== 200 || !hasOurHeaders) {
-      refuseToStart(`Next did not serve this build's config (/api/health answered ${status} without our headers).`);
-    }
-  } finally {
-    loopback.closeAllConnections();
-    await new Promise((resolve) => loopback.close(resolve));
-  }
-  const app = appServer();
+async function appFromHook() {
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+  const app = await Promise.race([
+    whenAppServerProvided(),
+    /** @type {Promise<undefined>} */ (
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, HOOK_TIMEOUT_MS, undefined);
+      })
+    ),
+  ]).finally(() => clearTimeout(timer));
   if (app === undefined) {
-    return refuseToStart('The instrumentation hook did not set up the app (lib/server/seam.mjs); not serving.');
+    return refuseToStart(
+      `The instrumentation hook did not set up the app within ${HOOK_TIMEOUT_MS} ms (lib/server/seam.mjs); not serving.`,
+    );
   }
   // Without it every page would go out with no Content-Security-Policy at all.
   if (app.policyFor === undefined) {
@@ -137,7 +109,7 @@ async function warmUp() {
   return { app, policyFor: app.policyFor };
 }
 
-const { app, policyFor } = await warmUp();
+const { app, policyFor } = await appFromHook();
 
 /**
  * The tunnel, given Node's request as it is: turning it into a web Request cost throughput

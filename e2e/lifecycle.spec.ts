@@ -252,6 +252,19 @@ test('a build whose prerender manifest Next shaped otherwise is refused at start
   });
 });
 
+test('a build whose instrumentation hook never sets up the app is refused at start-up within a bounded time, never listening', async () => {
+  test.setTimeout(120_000);
+  await withCopyOfBuild('hookless', async (copy) => {
+    // The hook's module as a build might leave it: loaded, and setting nothing up.
+    await writeFile(join(copy, '.next', 'server', 'instrumentation.js'), 'module.exports = { register() {} };\n');
+
+    const { code, output } = await runAppUntilExit(3108, {}, copy, 60_000);
+    expect(code, output).toBe(1);
+    expect(output).toContain('The instrumentation hook did not set up the app within 30000 ms');
+    expect(output).not.toContain('Ready on');
+  });
+});
+
 test('a server whose spool folder cannot be written refuses to start, naming the folder', async () => {
   const notAFolder = join(tmpdir(), `shell-e2e-spool-file-${process.pid}`);
   await writeFile(notAFolder, 'a file where the spool folder should be');
