@@ -128,8 +128,10 @@ function isDsnShaped(value: string): boolean {
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = z.safeParse(schema, source);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw Object.assign(new Error(`Invalid environment variables:\n${problems.join('\n')}`), { name: 'EnvError' });
+    // zod goes on checking a value past a failed check: a DSN that is no URL fails both of its checks,
+    // with one message.
+    const problems = new Set(result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`));
+    throw Object.assign(new Error(`Invalid environment variables:\n${[...problems].join('\n')}`), { name: 'EnvError' });
   }
   return result.data;
 }
