@@ -3,8 +3,12 @@
 // that run before Next (`npm start` runs the standalone server from its own folder), and that
 // folder's own (the .env and .env.production `next build` copies there) for server.mjs.
 
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import nextEnv from '@next/env';
+
+// Required, not imported, as server.mjs requires Next: the server loads this module at every start.
+/** @type {typeof import('@next/env')} */
+const nextEnv = createRequire(import.meta.url)('@next/env');
 
 const projectDir = fileURLToPath(new URL('..', import.meta.url));
 
