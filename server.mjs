@@ -16,13 +16,15 @@ import {
   BUILD_CONFIG_FILE,
   buildConfigFrom,
   hasStaticFileConditions,
+  nextServerPrepared,
   notFoundInsteadOfGlobalError,
   STANDALONE_CONFIG_VARIABLE,
   STATIC_FILE_METHODS,
   staticFilePathOf,
   staticFileRefusal,
+  withoutNextUpgrades,
 } from './lib/framework-internals.mjs';
-import { markDraining, runWithClientAddress, whenAppServerProvided } from './lib/server/seam.mjs';
+import { appServer, markDraining, runWithClientAddress } from './lib/server/seam.mjs';
 import { readServerEnv } from './lib/server/server-env.mjs';
 import { loadEnvFiles } from './scripts/project-env.mjs';
 
@@ -48,8 +50,8 @@ const { port, hostname, drainDelayMs, distDir } = serverEnv;
 const DRAIN_TIMEOUT_MS = 5_000;
 const FLUSH_TIMEOUT_MS = 2_000;
 const SHUTDOWN_TIMEOUT_MS = 10_000;
-// How long the instrumentation hook may take to set up the app before the server gives up, rather
-// than hang.
+// How long Next may take to run the instrumentation hook before the server gives up, rather than
+// hang.
 const HOOK_TIMEOUT_MS = 30_000;
 
 /**
@@ -78,33 +80,49 @@ try {
 // exports, which cost every start (docs/performance.md).
 /** @type {typeof import('next').default} */
 const next = createRequire(import.meta.url)('next');
-const nextApp = next({ dev: false, hostname, port });
+// Upgrade requests are server.mjs's to answer, as any other request (lib/framework-internals.mjs).
+const nextApp = next(withoutNextUpgrades({ dev: false, hostname, port }, createServer()));
 await nextApp.prepare();
 const handle = nextApp.getRequestHandler();
 
 /**
- * Next calls the instrumentation hook's `register` (Sentry, the tunnel, each page's policy) as it
- * sets up its server, and only answers requests once it has returned. Listening only after the hook
- * handed the app over (lib/server/seam.mjs) makes sure of it before anyone can connect: a hook that
- * fails exits the process before it ever listens (instrumentation.ts), and one that never finishes
- * is refused here.
+ * What a failure to set up Next's server says: a changed framework shape says all in its message;
+ * Next wraps what the hook threw as its cause.
+ * @param {unknown} error
+ */
+function startUpFailure(error) {
+  if (!(error instanceof Error)) return `Next could not set up its server: ${error}; not serving.`;
+  if (error.name === 'FrameworkShapeError') return error.message;
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `Next could not set up its server: ${error.message}${cause}; not serving.`;
+}
+
+/**
+ * Next runs the instrumentation hook (Sentry, the tunnel, each page's policy) as it prepares the
+ * server that renders, and answers no request before. Listening only once that is done makes sure
+ * the first visitor's request finds all of it in place, and a server whose hook failed, or never
+ * set the app up, never listens.
  * @returns {Promise<{ app: AppServer, policyFor: NonNullable<AppServer['policyFor']> }>}
  */
-async function appFromHook() {
+async function receiveAppServer() {
   /** @type {NodeJS.Timeout | undefined} */
   let timer;
-  const app = await Promise.race([
-    whenAppServerProvided(),
-    /** @type {Promise<undefined>} */ (
+  const isPrepared = await Promise.race([
+    nextServerPrepared(nextApp).then(() => true),
+    /** @type {Promise<false>} */ (
       new Promise((resolve) => {
-        timer = setTimeout(resolve, HOOK_TIMEOUT_MS, undefined);
+        timer = setTimeout(resolve, HOOK_TIMEOUT_MS, false);
       })
     ),
-  ]).finally(() => clearTimeout(timer));
+  ])
+    .catch((/** @type {unknown} */ error) => refuseToStart(startUpFailure(error)))
+    .finally(() => clearTimeout(timer));
+  if (!isPrepared) {
+    return refuseToStart(`The instrumentation hook did not finish within ${HOOK_TIMEOUT_MS} ms; not serving.`);
+  }
+  const app = appServer();
   if (app === undefined) {
-    return refuseToStart(
-      `The instrumentation hook did not set up the app within ${HOOK_TIMEOUT_MS} ms (lib/server/seam.mjs); not serving.`,
-    );
+    return refuseToStart('The instrumentation hook did not set up the app (lib/server/seam.mjs); not serving.');
   }
   // Without it every page would go out with no Content-Security-Policy at all.
   if (app.policyFor === undefined) {
@@ -113,7 +131,7 @@ async function appFromHook() {
   return { app, policyFor: app.policyFor };
 }
 
-const { app, policyFor } = await appFromHook();
+const { app, policyFor } = await receiveAppServer();
 
 /**
  * The tunnel, given Node's request as it is: turning it into a web Request cost throughput

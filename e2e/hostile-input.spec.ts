@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
-import { rawRequest } from './support/raw-http';
+import { rawRequest, upgradeRequest } from './support/raw-http';
 import { APP_URL, SENTRY_DSN } from './support/servers';
 
 // Hostile requests against the production server, each with the answer we document. None may get
@@ -294,6 +294,17 @@ test('CONNECT, which asks the server to be a proxy, gets 405 with the methods it
   expect(answer).toMatch(/^HTTP\/1\.1 405 /);
   expect(answer).toMatch(/^allow: GET, HEAD, OPTIONS, POST, PUT, DELETE, PATCH$/im);
   expect(answer).toMatch(/^x-content-type-options: nosniff$/im);
+});
+
+test('a request asking to upgrade to WebSocket is answered as any request, with our headers, never left open', async () => {
+  // Next sets its upgrade handling up at the first request it handles: this server has handled many.
+  expect((await fetch(`${APP_URL}/about`)).status).toBe(200);
+  const page = await upgradeRequest('/about');
+  expect(page).toMatch(/^HTTP\/1\.1 200 /);
+  expect(page).toMatch(/^content-security-policy: /im);
+  const nowhere = await upgradeRequest('/no-such-socket');
+  expect(nowhere).toMatch(/^HTTP\/1\.1 404 /);
+  expect(nowhere).toMatch(/^x-content-type-options: nosniff$/im);
 });
 
 test('request targets that are not a path get 204 for OPTIONS *, 400 otherwise, and an absolute URL is served as its path', async () => {

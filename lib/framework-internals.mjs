@@ -54,6 +54,47 @@ export function buildConfigFrom(requiredServerFiles, distDir) {
   return config;
 }
 
+// --- A custom server's start (Next 16.4.6, server/next.js) ---------------------------------------
+// `next()` gives a custom server a NextCustomServer. Its `prepare()` sets up the router and, behind
+// it, the server that renders (`server`, a NextServer, whose `getServer()` is the NextNodeServer).
+// That server's own `prepare()`, run once and memoized, runs the instrumentation hook (`register`,
+// then Next's own steps after it) and rejects with what went wrong; every request waits for it.
+// Next starts it as it sets the server up, but nothing a custom server is given waits for it.
+//
+// Next attaches its WebSocket upgrade handler (for `next dev`'s hot reload) at the first request
+// it handles, to the documented option `httpServer` or else to the server that request came on.
+// On a production server it would take every request with an `Upgrade` header: past every check
+// of server.mjs, and on a path it does not route, leave the socket open for good.
+
+/**
+ * Resolves once Next's server is prepared, the instrumentation hook run; rejects as it failed.
+ * @param {unknown} customServer what `next()` returned, after its `prepare()`
+ * @returns {Promise<void>}
+ */
+export async function nextServerPrepared(customServer) {
+  const nextServer = isRecord(customServer) ? customServer.server : undefined;
+  if (!isRecord(nextServer) || typeof nextServer.getServer !== 'function') {
+    throw new FrameworkShapeError('next(): its `server` has no getServer()');
+  }
+  const server = await nextServer.getServer();
+  if (!isRecord(server) || typeof server.prepare !== 'function') {
+    throw new FrameworkShapeError('next(): its server has no prepare()');
+  }
+  await server.prepare();
+}
+
+/**
+ * `next()`'s options for a server that answers upgrade requests itself: Next's handler goes to
+ * `idleServer`, one that never listens, and requests with an `Upgrade` header stay ordinary ones.
+ * @template {object} T
+ * @param {T} options
+ * @param {import('node:http').Server} idleServer
+ * @returns {T & { httpServer: import('node:http').Server }}
+ */
+export function withoutNextUpgrades(options, idleServer) {
+  return { ...options, httpServer: idleServer };
+}
+
 // --- Prerendered pages (Next 16.4.6, `<distDir>/prerender-manifest.json`) -------------------------
 // Each route of `routes` is classified by `routeType`, `response` and `compute`; a page served
 // byte for byte as built is `response: 'complete'`, `compute: 'static'`, and never revalidated

@@ -27,6 +27,7 @@ import {
   isDraftModeRequest,
   isNextStartUpSpan,
   NEXT_START_UP_SPAN_TYPES,
+  nextServerPrepared,
   NOT_FOUND_ROUTE,
   notFoundInsteadOfGlobalError,
   PRERENDER_CLASSIFICATION,
@@ -45,6 +46,7 @@ import {
   STATIC_FILE_METHODS,
   staticFilePathOf,
   staticFileRefusal,
+  withoutNextUpgrades,
   withoutRequireHook,
   withoutSdkCultureCheck,
 } from '@/lib/framework-internals.mjs';
@@ -118,6 +120,43 @@ describe("Next's build output", () => {
     expect(() => prerenderedRoutesFrom(renamed)).toThrow(FrameworkShapeError);
     expect(() => prerenderedRoutesFrom(renamed)).toThrow(/routes\["\/"\]\.routeType/);
     expect(() => buildConfigFrom({ configuration: {} }, '.next')).toThrow(/no `config` object/);
+  });
+});
+
+describe("a custom server's start (Next's server/next.js)", () => {
+  const createNext = require('next') as (options: Record<string, unknown>) => Record<string, unknown>;
+
+  it('reaches the server that renders through the prepared custom server, and waits for its memoized prepare, which runs the hook', () => {
+    const custom = createNext({ dev: false, dir: tmpdir() });
+    expect(Object.getOwnPropertyDescriptor(Object.getPrototypeOf(custom), 'server')?.get).toBeTypeOf('function');
+    expect(createNext({ dev: false, dir: tmpdir(), customServer: false }).getServer).toBeTypeOf('function');
+    // The router's set-up hands its render server on as `server`, and the custom server keeps it.
+    expect(nextSource('server/lib/router-server.js')).toMatch(/return \{\s*requestHandler,\s*upgradeHandler,\s*server: handlers\.server,/);
+    expect(nextSource('server/base-server.js')).toMatch(
+      /async prepare\(\) \{\s*if \(this\.prepared\) return;[\s\S]{0,400}this\.preparedPromise = this\.prepareImpl\(\)/,
+    );
+    expect(nextSource('server/next-server.js')).toMatch(
+      /async prepareImpl\(\) \{\s*await super\.prepareImpl\(\);\s*await this\.runInstrumentationHookIfAvailable\(\);/,
+    );
+  });
+
+  it("resolves when that prepare does, rejects with what it threw, and refuses another shape", async () => {
+    const shaped = (prepare: () => Promise<void>) => ({ server: { getServer: async () => ({ prepare }) } });
+    await expect(nextServerPrepared(shaped(async () => undefined))).resolves.toBeUndefined();
+    await expect(nextServerPrepared(shaped(() => Promise.reject(new Error('hook failed'))))).rejects.toThrow('hook failed');
+    await expect(nextServerPrepared({ server: {} })).rejects.toThrow(FrameworkShapeError);
+    await expect(nextServerPrepared({ server: { getServer: async () => ({}) } })).rejects.toThrow(/no prepare\(\)/);
+  });
+
+  it('sets its upgrade handling up on the server it is told of, not the one its first request came on', async () => {
+    const idle = createServer();
+    const requestServer = createServer();
+    const custom = createNext(withoutNextUpgrades({ dev: false, dir: tmpdir() }, idle));
+    const handle = (custom.getRequestHandler as () => (request: unknown, response: unknown) => Promise<void>)();
+    // Not prepared, so the request goes no further than the upgrade set-up.
+    await expect(handle({ socket: { server: requestServer }, headers: {} }, {})).rejects.toThrow(/prepare\(\)/);
+    expect(idle.listenerCount('upgrade')).toBe(1);
+    expect(requestServer.listenerCount('upgrade')).toBe(0);
   });
 });
 

@@ -23,3 +23,31 @@ export async function rawRequest(requestLine: string): Promise<string> {
     socket.write(`${requestLine}\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
   });
 }
+
+/**
+ * The head of the answer to a GET that asks to upgrade to WebSocket, or undefined when the
+ * connection closed unanswered or nothing came within 5 s.
+ */
+export async function upgradeRequest(path: string): Promise<string | undefined> {
+  const socket = await connectionToApp();
+  const { host } = new URL(APP_URL);
+  try {
+    return await new Promise((resolve) => {
+      let answer = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (data: string) => {
+        answer += data;
+        if (answer.includes('\r\n\r\n')) resolve(answer.split('\r\n\r\n')[0]);
+      });
+      socket.on('close', () => resolve(undefined));
+      socket.on('error', () => resolve(undefined));
+      setTimeout(() => resolve(undefined), 5_000);
+      socket.write(
+        `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+          'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+      );
+    });
+  } finally {
+    socket.destroy();
+  }
+}

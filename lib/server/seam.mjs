@@ -58,46 +58,23 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /**
  * @typedef {object} SeamState
  * @property {AppServer | undefined} app
- * @property {Promise<AppServer>} provided resolves with `app` once it is there
- * @property {(app: AppServer) => void} resolveProvided
  * @property {boolean} isDraining
  * @property {AsyncLocalStorage<RequestContext>} requests
  */
 
-/** @returns {SeamState} */
-function startState() {
-  /** @type {(app: AppServer) => void} */
-  let resolveProvided = () => undefined;
-  /** @type {Promise<AppServer>} */
-  const provided = new Promise((resolve) => {
-    resolveProvided = resolve;
-  });
-  return { app: undefined, provided, resolveProvided, isDraining: false, requests: new AsyncLocalStorage() };
-}
-
 const SLOT = Symbol.for('app.server-seam');
 const slots = /** @type {{ [SLOT]?: SeamState }} */ (globalThis);
-slots[SLOT] ??= startState();
+slots[SLOT] ??= { app: undefined, isDraining: false, requests: new AsyncLocalStorage() };
 const state = slots[SLOT];
 
 /** @param {AppServer} app called once, by the instrumentation hook */
 export function provideAppServer(app) {
   state.app = app;
-  state.resolveProvided(app);
 }
 
 /** @returns {AppServer | undefined} undefined until the instrumentation hook has run */
 export function appServer() {
   return state.app;
-}
-
-/**
- * Resolves with the app once the instrumentation hook has handed it over (at once if it has). Next
- * calls the hook's `register` as it sets up a server instance, before any request.
- * @returns {Promise<AppServer>}
- */
-export function whenAppServerProvided() {
-  return state.provided;
 }
 
 /** From the moment shutdown begins: readiness answers 503. */
