@@ -87,7 +87,7 @@ const handle = nextApp.getRequestHandler();
 
 /**
  * What a failure to set up Next's server says: a changed framework shape says all in its message;
- * Next wraps what the hook threw as its cause.
+ * for a hook module that failed as it loaded, Next's error holds what it threw as its cause.
  * @param {unknown} error
  */
 function startUpFailure(error) {

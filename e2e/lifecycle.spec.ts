@@ -252,22 +252,31 @@ test('a build whose prerender manifest Next shaped otherwise is refused at start
   });
 });
 
-test('a build whose instrumentation hook sets nothing up, or fails to load, is refused at start-up, never listening', async () => {
+test('a build whose instrumentation hook sets nothing up, fails to load or never finishes is refused at start-up, never listening', async () => {
+  test.setTimeout(120_000);
   await withCopyOfBuild('hookless', async (copy) => {
     const hook = join(copy, '.next', 'server', 'instrumentation.js');
     // The hook's module as a build might leave it: loaded, and setting nothing up.
     await writeFile(hook, 'module.exports = { register() {} };\n');
     let { code, output } = await runAppUntilExit(3108, {}, copy);
     expect(code, output).toBe(1);
-    expect(output).toContain('The instrumentation hook did not set up the app');
+    expect(output).toContain('The instrumentation hook did not set up the app (lib/server/seam.mjs); not serving.');
     expect(output).not.toContain('Ready on');
 
-    // Or one that cannot be loaded at all.
-    await writeFile(hook, "throw new Error('a chunk of this build is missing');\n");
+    // One that throws as it loads.
+    await writeFile(hook, "throw new Error('the hook module failed as it loaded');\n");
     ({ code, output } = await runAppUntilExit(3108, {}, copy));
     expect(code, output).toBe(1);
-    expect(output).toContain('Next could not set up its server');
-    expect(output).toContain('a chunk of this build is missing');
+    expect(output).toContain(
+      'Next could not set up its server: An error occurred while loading the instrumentation hook (the hook module failed as it loaded); not serving.',
+    );
+    expect(output).not.toContain('Ready on');
+
+    // One whose register() never returns.
+    await writeFile(hook, 'module.exports = { register: () => new Promise(() => {}) };\n');
+    ({ code, output } = await runAppUntilExit(3108, {}, copy, 60_000));
+    expect(code, output).toBe(1);
+    expect(output).toContain('The instrumentation hook did not finish within 30000 ms; not serving.');
     expect(output).not.toContain('Ready on');
   });
 });

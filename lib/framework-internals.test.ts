@@ -124,9 +124,11 @@ describe("Next's build output", () => {
 });
 
 describe("a custom server's start (Next's server/next.js)", () => {
+  // Constructing Next's servers reads no file; it sets TURBOPACK in the environment if unset, which
+  // nothing here reads.
   const createNext = require('next') as (options: Record<string, unknown>) => Record<string, unknown>;
 
-  it('reaches the server that renders through the prepared custom server, and waits for its memoized prepare, which runs the hook', () => {
+  it('reaches the server that renders through the prepared custom server, whose prepare is memoized and runs the hook', () => {
     const custom = createNext({ dev: false, dir: tmpdir() });
     expect(Object.getOwnPropertyDescriptor(Object.getPrototypeOf(custom), 'server')?.get).toBeTypeOf('function');
     expect(createNext({ dev: false, dir: tmpdir(), customServer: false }).getServer).toBeTypeOf('function');

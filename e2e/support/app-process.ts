@@ -85,14 +85,18 @@ export async function removeSpool(spoolName: string): Promise<void> {
   await rm(appRunEnv(spoolName).SENTRY_TUNNEL_SPOOL_DIR ?? '', { recursive: true, force: true });
 }
 
-/** Starts the production build (or a copy of it, in `standaloneDir`) with `env` and waits for it to exit by itself. */
+/**
+ * Starts the production build (or a copy of it, in `standaloneDir`) with `env` and waits for it to
+ * exit by itself, or kills it after `killAfterMs`.
+ */
 export async function runAppUntilExit(
   port: number,
   env: Record<string, string>,
   standaloneDir?: string,
+  killAfterMs = 30_000,
 ): Promise<{ code: number | null; output: string }> {
   const { child, exited, output } = spawnApp(port, 'exit', env, standaloneDir);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
   const code = await exited;
   clearTimeout(timer);
   return { code, output: output() };

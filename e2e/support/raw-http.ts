@@ -31,6 +31,7 @@ export async function rawRequest(requestLine: string): Promise<string> {
 export async function upgradeRequest(path: string): Promise<string | undefined> {
   const socket = await connectionToApp();
   const { host } = new URL(APP_URL);
+  let timer: NodeJS.Timeout | undefined;
   try {
     return await new Promise((resolve) => {
       let answer = '';
@@ -41,13 +42,14 @@ export async function upgradeRequest(path: string): Promise<string | undefined> 
       });
       socket.on('close', () => resolve(undefined));
       socket.on('error', () => resolve(undefined));
-      setTimeout(() => resolve(undefined), 5_000);
+      timer = setTimeout(() => resolve(undefined), 5_000);
       socket.write(
         `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
           'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
       );
     });
   } finally {
+    clearTimeout(timer);
     socket.destroy();
   }
 }
