@@ -27,8 +27,8 @@ import {
   isDraftModeRequest,
   isNextStartUpSpan,
   NEXT_START_UP_SPAN_TYPES,
-  nextServerPrepared,
   NOT_FOUND_ROUTE,
+  nextServerPrepared,
   notFoundInsteadOfGlobalError,
   PRERENDER_CLASSIFICATION,
   PRERENDER_MANIFEST_FILE,
@@ -133,7 +133,9 @@ describe("a custom server's start (Next's server/next.js)", () => {
     expect(Object.getOwnPropertyDescriptor(Object.getPrototypeOf(custom), 'server')?.get).toBeTypeOf('function');
     expect(createNext({ dev: false, dir: tmpdir(), customServer: false }).getServer).toBeTypeOf('function');
     // The router's set-up hands its render server on as `server`, and the custom server keeps it.
-    expect(nextSource('server/lib/router-server.js')).toMatch(/return \{\s*requestHandler,\s*upgradeHandler,\s*server: handlers\.server,/);
+    expect(nextSource('server/lib/router-server.js')).toMatch(
+      /return \{\s*requestHandler,\s*upgradeHandler,\s*server: handlers\.server,/,
+    );
     expect(nextSource('server/base-server.js')).toMatch(
       /async prepare\(\) \{\s*if \(this\.prepared\) return;[\s\S]{0,400}this\.preparedPromise = this\.prepareImpl\(\)/,
     );
@@ -142,10 +144,12 @@ describe("a custom server's start (Next's server/next.js)", () => {
     );
   });
 
-  it("resolves when that prepare does, rejects with what it threw, and refuses another shape", async () => {
+  it('resolves when that prepare does, rejects with what it threw, and refuses another shape', async () => {
     const shaped = (prepare: () => Promise<void>) => ({ server: { getServer: async () => ({ prepare }) } });
     await expect(nextServerPrepared(shaped(async () => undefined))).resolves.toBeUndefined();
-    await expect(nextServerPrepared(shaped(() => Promise.reject(new Error('hook failed'))))).rejects.toThrow('hook failed');
+    await expect(nextServerPrepared(shaped(() => Promise.reject(new Error('hook failed'))))).rejects.toThrow(
+      'hook failed',
+    );
     await expect(nextServerPrepared({ server: {} })).rejects.toThrow(FrameworkShapeError);
     await expect(nextServerPrepared({ server: { getServer: async () => ({}) } })).rejects.toThrow(/no prepare\(\)/);
   });
