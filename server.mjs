@@ -55,6 +55,24 @@ const SHUTDOWN_TIMEOUT_MS = 10_000;
 const HOOK_TIMEOUT_MS = 30_000;
 
 /**
+ * What `work` settled with, or `fallback` when it has not settled within `timeoutMs`.
+ * @template T, F
+ * @param {Promise<T>} work
+ * @param {number} timeoutMs
+ * @param {F} fallback
+ * @returns {Promise<T | F>}
+ */
+function settledWithin(work, timeoutMs, fallback) {
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+  /** @type {Promise<F>} */
+  const timedOut = new Promise((resolve) => {
+    timer = setTimeout(resolve, timeoutMs, fallback);
+  });
+  return Promise.race([work, timedOut]).finally(() => clearTimeout(timer));
+}
+
+/**
  * @param {string} message
  * @returns {never}
  */
@@ -105,18 +123,11 @@ function startUpFailure(error) {
  * @returns {Promise<{ app: AppServer, policyFor: NonNullable<AppServer['policyFor']> }>}
  */
 async function receiveAppServer() {
-  /** @type {NodeJS.Timeout | undefined} */
-  let timer;
-  const isPrepared = await Promise.race([
+  const isPrepared = await settledWithin(
     nextServerPrepared(nextApp).then(() => true),
-    /** @type {Promise<false>} */ (
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, HOOK_TIMEOUT_MS, false);
-      })
-    ),
-  ])
-    .catch((/** @type {unknown} */ error) => refuseToStart(startUpFailure(error)))
-    .finally(() => clearTimeout(timer));
+    HOOK_TIMEOUT_MS,
+    false,
+  ).catch((/** @type {unknown} */ error) => refuseToStart(startUpFailure(error)));
   if (!isPrepared) {
     return refuseToStart(`The instrumentation hook did not finish within ${HOOK_TIMEOUT_MS} ms; not serving.`);
   }
@@ -339,8 +350,7 @@ function closeWithin(timeoutMs) {
   // Keep-alive connections would hold close() open: drop each as soon as it falls idle.
   const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
   server.closeIdleConnections();
-  const timedOut = new Promise((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
-  return Promise.race([closed, timedOut]).finally(() => clearInterval(idleSweep));
+  return settledWithin(closed, timeoutMs, false).finally(() => clearInterval(idleSweep));
 }
 
 /** @param {string} signal */
