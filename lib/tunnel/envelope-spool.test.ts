@@ -143,6 +143,67 @@ describe('EnvelopeSpool', () => {
     expect(mostInFlight).toBe(8);
   });
 
+  it('keeps one envelope ingest keeps failing from holding up the rest, and drops it once ingest took others meanwhile', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const ingest = makeIngest();
+    let poisonTries = 0;
+    const spool = makeSpool(async (body) => {
+      if (messageOf(body) !== 'poison') return ingest.deliver(body);
+      poisonTries += 1;
+      // What ingest answers this one alone, for good: a 5xx, or no answer within the timeout.
+      return { outcome: 'retry' };
+    });
+    ingest.up = true;
+    const sent = ['behind it', 'and behind that'];
+    for (const message of ['poison', ...sent]) await spool.enqueue(envelope(message));
+    await vi.waitFor(() => expect(ingest.accepted).toEqual(sent));
+    // Alone, it holds up nothing: each new envelope queues behind it and goes with its next try.
+    for (let index = 0; spool.stats.droppedUndeliverable === 0; index += 1) {
+      expect(index).toBeLessThan(8);
+      sent.push(`new ${index}`);
+      await spool.enqueue(envelope(`new ${index}`));
+      await vi.waitFor(() => expect(ingest.accepted).toEqual(sent));
+    }
+    await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 0, pendingBytes: 0, droppedUndeliverable: 1 }));
+    // Tried alone first, as after any failure, then beside the envelope after it.
+    expect(poisonTries).toBeGreaterThan(5);
+    expect(errors).toHaveBeenCalledTimes(1);
+    expect(errors).toHaveBeenCalledWith(expect.stringContaining('dropped an envelope ingest failed to take'));
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('drains a long backlog without an outage’s backoff while one envelope in it keeps failing', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const ingest = makeIngest();
+    ingest.up = true;
+    const spool = makeSpool(
+      async (body) => (messageOf(body) === 'poison' ? { outcome: 'retry' } : ingest.deliver(body)),
+      // An outage's backoff would wait 0.1, 0.2, 0.4 … s between windows: over 6 s for six of them.
+      { maxBytes: 100_000, minBackoffMs: 100, maxBackoffMs: 60_000 },
+    );
+    const backlog = Array.from({ length: 48 }, (_, index) => `envelope ${index}`);
+    for (const message of ['poison', ...backlog]) await spool.enqueue(envelope(message));
+    await vi.waitFor(() => expect(spool.stats).toMatchObject({ delivered: 48, droppedUndeliverable: 1, pending: 0 }), {
+      timeout: 3_000,
+    });
+    expect(ingest.accepted).toEqual(backlog);
+  });
+
+  it('drops nothing in an outage however often each envelope was tried, and delivers all in order after it', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const ingest = makeIngest();
+    const spool = makeSpool(ingest.deliver, { minBackoffMs: 1, maxBackoffMs: 2 });
+    const backlog = ['first', 'second', 'third', 'fourth'];
+    for (const message of backlog) await spool.enqueue(envelope(message));
+    await vi.waitFor(() => expect(ingest.attempts).toBeGreaterThan(40));
+    expect(spool.stats).toMatchObject({ pending: 4, droppedUndeliverable: 0 });
+
+    ingest.up = true;
+    await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 0, delivered: 4 }));
+    expect(ingest.accepted).toEqual(backlog);
+    expect(errors).not.toHaveBeenCalled();
+  });
+
   it('tries again within a second of a new envelope, whatever its backoff, once ingest is back', async () => {
     let now = 1_000_000;
     const ingest = makeIngest();

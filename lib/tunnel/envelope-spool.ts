@@ -34,12 +34,29 @@ export type SpoolStats = {
   delivered: number;
   droppedTooOld: number;
   droppedCorrupt: number;
+  droppedUndeliverable: number;
   rejected: number;
   rateLimited: number;
 };
 
-type Entry = { name: string; size: number; createdAt: number; failedReads: number };
-type Outcome = 'delivered' | 'droppedTooOld' | 'droppedCorrupt' | 'rejected' | 'rateLimited';
+type Entry = {
+  name: string;
+  size: number;
+  createdAt: number;
+  failedReads: number;
+  /** Offers of it that ingest did not take (an answer to retry: 5xx, no answer, a timeout). */
+  failedDeliveries: number;
+  /** Those of them after which ingest had taken other envelopes since the one before. */
+  failedWhileIngestTookOthers: number;
+  /** How many envelopes this process had delivered at its last failed offer. */
+  deliveredAtLastFailure?: number;
+};
+/** An envelope as it is queued: nothing tried yet. */
+function newEntry(name: string, size: number, createdAt: number): Entry {
+  return { name, size, createdAt, failedReads: 0, failedDeliveries: 0, failedWhileIngestTookOthers: 0 };
+}
+
+type Outcome = 'delivered' | 'droppedTooOld' | 'droppedCorrupt' | 'droppedUndeliverable' | 'rejected' | 'rateLimited';
 
 const SUFFIX = '.envelope';
 // An envelope being delivered by one process: taken by renaming, which only one process can do.
@@ -47,10 +64,20 @@ const CLAIMED = '.claimed';
 // A file that cannot be read this many times running is dropped as corrupt: until then it may be
 // a passing failure (out of file handles, an I/O error), and it holds up the envelopes behind it.
 const MAX_FAILED_READS = 5;
+// An envelope ingest keeps failing while it takes others (one ingest answers 5xx for, or one too
+// large for the link to send within the timeout) would otherwise hold every envelope behind it
+// for up to 30 days: new ones queue behind the backlog. Once the first in line has failed this
+// many times it is offered with the one after it, so ingest shows whether it is down or only this
+// envelope fails; in an outage both fail, and the order stays as it was.
+const PROBE_AFTER_FAILED_DELIVERIES = 3;
+// One that failed this many times, each with other envelopes taken since its try before, is
+// dropped and counted, as the SDK drops one ingest does not take. An outage, however long, counts
+// for nothing here: nothing is taken during it.
+const MAX_FAILED_WHILE_INGEST_TOOK_OTHERS = 5;
 // One round trip per envelope could fall behind the envelopes still arriving after an outage: a
 // backlog this long drains DRAIN_WINDOW at a time, offered in order, a window once the one before
 // it is settled (ingest may see a window's envelopes in any order). A short one goes one by one,
-// so ingest sees it in exactly the order it came.
+// so ingest sees it in exactly the order it came (but for the probe above).
 const PARALLEL_DRAIN_FROM = 16;
 const DRAIN_WINDOW = 8;
 const ARRIVAL_RETRY_MS = 1_000;
@@ -97,6 +124,7 @@ export class EnvelopeSpool {
     delivered: 0,
     droppedTooOld: 0,
     droppedCorrupt: 0,
+    droppedUndeliverable: 0,
     rejected: 0,
     rateLimited: 0,
   };
@@ -173,7 +201,7 @@ export class EnvelopeSpool {
     }
     this.#noteWritable();
     // A look at the folder may have queued it first, and counted it.
-    if (!this.#queue({ name, size: body.byteLength, createdAt, failedReads: 0 })) this.#bytes -= body.byteLength;
+    if (!this.#queue(newEntry(name, body.byteLength, createdAt))) this.#bytes -= body.byteLength;
     this.#startDraining();
     // Envelopes still arriving are worth a try at most once a second, whatever the backoff: under
     // load the spool notices within a second that ingest is back, instead of after up to a minute.
@@ -282,7 +310,7 @@ export class EnvelopeSpool {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw error;
       }
-      if (this.#queue({ name, size, createdAt: Number.parseInt(name, 10) || 0, failedReads: 0 })) this.#bytes += size;
+      if (this.#queue(newEntry(name, size, Number.parseInt(name, 10) || 0))) this.#bytes += size;
     }
     // Names begin with the time they were kept: what another process kept may be older.
     this.#entries = new Map([...this.#entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -307,8 +335,8 @@ export class EnvelopeSpool {
   async #drain(): Promise<void> {
     let backoffMs = this.#options.minBackoffMs;
     while (!this.#closed && this.#entries.size > 0) {
-      const width = this.#entries.size >= PARALLEL_DRAIN_FROM ? DRAIN_WINDOW : 1;
       const batch: Entry[] = [];
+      const width = this.#drainWidth();
       for (const entry of this.#entries.values()) {
         if (batch.length === width) break;
         batch.push(entry);
@@ -326,10 +354,20 @@ export class EnvelopeSpool {
         backoffMs = this.#options.minBackoffMs;
         continue;
       }
+      // Ingest took some of them: it is up, and what failed is tried again soon, not after an
+      // outage's backoff.
+      if (results.some((result) => result?.outcome === 'delivered')) backoffMs = this.#options.minBackoffMs;
       // Full jitter keeps many instances from retrying in step when ingest comes back.
       await this.#sleep(backoffMs * (0.5 + Math.random() / 2));
       backoffMs = Math.min(backoffMs * 2, this.#options.maxBackoffMs);
     }
+  }
+
+  /** How many envelopes the next round offers, from the front of the queue. */
+  #drainWidth(): number {
+    if (this.#entries.size >= PARALLEL_DRAIN_FROM) return DRAIN_WINDOW;
+    const first = this.#entries.values().next().value;
+    return first !== undefined && first.failedDeliveries >= PROBE_AFTER_FAILED_DELIVERIES ? 2 : 1;
   }
 
   /**
@@ -398,11 +436,25 @@ export class EnvelopeSpool {
   async #offer(entry: Entry, body: Uint8Array): Promise<DeliveryResult> {
     this.#lastAttemptAt = this.#options.now();
     const result = await this.#options.deliver(body).catch((): DeliveryResult => ({ outcome: 'retry' }));
-    if (result.outcome === 'retry') {
-      await this.#release(entry.name);
-    } else {
+    if (result.outcome !== 'retry') {
       await this.#remove(entry, result.outcome);
+      return result;
     }
+    entry.failedDeliveries += 1;
+    const { delivered } = this.#counts;
+    if (entry.deliveredAtLastFailure !== undefined && delivered > entry.deliveredAtLastFailure) {
+      entry.failedWhileIngestTookOthers += 1;
+    }
+    entry.deliveredAtLastFailure = delivered;
+    if (entry.failedWhileIngestTookOthers >= MAX_FAILED_WHILE_INGEST_TOOK_OTHERS) {
+      console.error(
+        `Tunnel spool: dropped an envelope ingest failed to take ${entry.failedDeliveries} times while it took others`,
+      );
+      await this.#remove(entry, 'droppedUndeliverable');
+      // Settled: the round goes on as if ingest had answered it.
+      return { outcome: 'rejected' };
+    }
+    await this.#release(entry.name);
     return result;
   }
 

@@ -398,6 +398,33 @@ describe('the tunnel', () => {
       expect(received.filter((request) => request.status === 200).map((request) => request.body)).toEqual([next]);
     });
 
+    it('delivers what waits behind an envelope ingest keeps failing, and then drops that one, logged', async () => {
+      const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      // Ingest is up, but fails this one envelope every time (a bad gateway for it alone).
+      answer = (body) => (body.includes('poison') ? { status: 500 } : { status: 200 });
+      const kept = await forwardEnvelope(post(envelopeFor(ownDsn, 'poison')), { ...options, spool });
+      expect(kept.headers.get('x-tunnel-spooled')).toBe('1');
+      const behind: string[] = [];
+      for (let index = 0; spool.stats.droppedUndeliverable === 0; index += 1) {
+        expect(index).toBeLessThan(10);
+        const message = `behind it ${index}`;
+        behind.push(message);
+        const response = await forwardEnvelope(post(envelopeFor(ownDsn, message)), { ...options, spool });
+        expect(response.status).toBe(200);
+        await vi.waitFor(() =>
+          expect(received.filter((request) => request.status === 200).map((request) => request.body)).toContain(
+            envelopeFor(ownDsn, message),
+          ),
+        );
+      }
+      await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 0, droppedUndeliverable: 1 }));
+      expect(received.filter((request) => request.status === 200).map((request) => request.body)).toEqual(
+        behind.map((message) => envelopeFor(ownDsn, message)),
+      );
+      expect(received.filter((request) => request.status === 500).length).toBeGreaterThan(3);
+      expect(errors).toHaveBeenCalledWith(expect.stringContaining('dropped an envelope ingest failed to take'));
+    });
+
     it('never delivers what an earlier run with another DSN left in the spool folder', async () => {
       const otherDsn = 'http://otherkey@127.0.0.1:1/8';
       const earlierRun = new EnvelopeSpool({ ...spoolOptions(otherDsn), dir });
