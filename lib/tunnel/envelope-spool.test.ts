@@ -143,65 +143,115 @@ describe('EnvelopeSpool', () => {
     expect(mostInFlight).toBe(8);
   });
 
-  it('keeps one envelope ingest keeps failing from holding up the rest, and drops it once ingest took others meanwhile', async () => {
-    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  /** Ingest up, but failing every envelope `isStuck` picks (a 5xx for those alone), for as long as `stuck` says. */
+  function makeSelectiveIngest(isStuck: (message: string) => boolean) {
     const ingest = makeIngest();
-    let poisonTries = 0;
-    const spool = makeSpool(async (body) => {
-      if (messageOf(body) !== 'poison') return ingest.deliver(body);
-      poisonTries += 1;
-      // What ingest answers this one alone, for good: a 5xx, or no answer within the timeout.
-      return { outcome: 'retry' };
-    });
     ingest.up = true;
-    const sent = ['behind it', 'and behind that'];
-    for (const message of ['poison', ...sent]) await spool.enqueue(envelope(message));
-    await vi.waitFor(() => expect(ingest.accepted).toEqual(sent));
-    // Alone, it holds up nothing: each new envelope queues behind it and goes with its next try.
-    for (let index = 0; spool.stats.droppedUndeliverable === 0; index += 1) {
-      expect(index).toBeLessThan(8);
-      sent.push(`new ${index}`);
-      await spool.enqueue(envelope(`new ${index}`));
-      await vi.waitFor(() => expect(ingest.accepted).toEqual(sent));
-    }
-    await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 0, pendingBytes: 0, droppedUndeliverable: 1 }));
-    // Tried alone first, as after any failure, then beside the envelope after it.
-    expect(poisonTries).toBeGreaterThan(5);
+    const selective = {
+      stuck: true,
+      failedTries: [] as string[],
+      deliver: async (body: Uint8Array): Promise<DeliveryResult> => {
+        const message = messageOf(body);
+        if (!selective.stuck || !isStuck(message)) return ingest.deliver(body);
+        selective.failedTries.push(message);
+        return { outcome: 'retry' };
+      },
+      accepted: ingest.accepted,
+    };
+    return selective;
+  }
+
+  it('sets aside an envelope ingest alone keeps failing, so those behind it and new ones go on, and keeps it', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const ingest = makeSelectiveIngest((message) => message === 'stuck');
+    const spool = makeSpool(ingest.deliver, { minSetAsideMs: 60_000 });
+    for (const message of ['stuck', 'behind it', 'and behind that']) await spool.enqueue(envelope(message));
+    await vi.waitFor(() => expect(ingest.accepted).toEqual(['behind it', 'and behind that']));
+    await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 1, setAside: 1, delivered: 2 }));
+    // Three times alone (an outage would look the same), then beside the envelope behind it.
+    expect(ingest.failedTries).toEqual(['stuck', 'stuck', 'stuck', 'stuck']);
     expect(errors).toHaveBeenCalledTimes(1);
-    expect(errors).toHaveBeenCalledWith(expect.stringContaining('dropped an envelope ingest failed to take'));
-    expect(await readdir(dir)).toEqual([]);
+    expect(errors).toHaveBeenCalledWith(expect.stringContaining('it is set aside'));
+    // A new envelope need not queue behind one set aside: it lost its place.
+    expect(spool.hasPending).toBe(false);
+    expect(await readdir(dir)).toHaveLength(1);
   });
 
-  it('drains a long backlog without an outage’s backoff while one envelope in it keeps failing', async () => {
+  it('tries an envelope set aside again later, for longer each time, and delivers it once ingest takes it', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const ingest = makeIngest();
-    ingest.up = true;
-    const spool = makeSpool(
-      async (body) => (messageOf(body) === 'poison' ? { outcome: 'retry' } : ingest.deliver(body)),
-      // An outage's backoff would wait 0.1, 0.2, 0.4 … s between windows: over 6 s for six of them.
-      { maxBytes: 100_000, minBackoffMs: 100, maxBackoffMs: 60_000 },
-    );
+    const ingest = makeSelectiveIngest((message) => message === 'stuck');
+    const spool = makeSpool(ingest.deliver, { minSetAsideMs: 30, maxSetAsideMs: 60 });
+    for (const message of ['stuck', 'behind it']) await spool.enqueue(envelope(message));
+    await vi.waitFor(() => expect(ingest.failedTries.length).toBeGreaterThan(6));
+    expect(spool.stats).toMatchObject({ pending: 1, delivered: 1 });
+    ingest.stuck = false;
+    await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 0, setAside: 0, delivered: 2 }));
+    expect(ingest.accepted).toEqual(['behind it', 'stuck']);
+  });
+
+  it('wakes at once for a new envelope while it waits only on one set aside', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const ingest = makeSelectiveIngest((message) => message === 'stuck' || message === 'kept in an outage');
+    const spool = makeSpool(ingest.deliver, { minSetAsideMs: 60_000 });
+    for (const message of ['stuck', 'behind it']) await spool.enqueue(envelope(message));
+    await vi.waitFor(() => expect(spool.stats).toMatchObject({ setAside: 1, delivered: 1 }));
+    // As the tunnel does when ingest failed a new envelope: it is kept, and tried within moments.
+    ingest.stuck = false;
+    await spool.enqueue(envelope('kept in an outage'));
+    await vi.waitFor(() => expect(ingest.accepted).toEqual(['behind it', 'kept in an outage']));
+  });
+
+  it('sets aside two envelopes in a row that ingest keeps failing, and delivers what is behind them', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const ingest = makeSelectiveIngest((message) => message.startsWith('stuck'));
+    const spool = makeSpool(ingest.deliver, { minSetAsideMs: 60_000 });
+    for (const message of ['stuck 1', 'stuck 2', 'good 1', 'good 2']) await spool.enqueue(envelope(message));
+    await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 2, setAside: 2, delivered: 2 }));
+    expect(ingest.accepted).toEqual(['good 1', 'good 2']);
+  });
+
+  it('sets aside an envelope in a long backlog’s window that ingest alone keeps failing', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const ingest = makeSelectiveIngest((message) => message === 'stuck');
+    const spool = makeSpool(ingest.deliver, { maxBytes: 100_000 });
     const backlog = Array.from({ length: 48 }, (_, index) => `envelope ${index}`);
-    for (const message of ['poison', ...backlog]) await spool.enqueue(envelope(message));
-    await vi.waitFor(() => expect(spool.stats).toMatchObject({ delivered: 48, droppedUndeliverable: 1, pending: 0 }), {
-      timeout: 3_000,
-    });
+    for (const message of ['stuck', ...backlog]) await spool.enqueue(envelope(message));
+    await vi.waitFor(() => expect(spool.stats).toMatchObject({ delivered: 48, setAside: 1, pending: 1 }));
     expect(ingest.accepted).toEqual(backlog);
   });
 
-  it('drops nothing in an outage however often each envelope was tried, and delivers all in order after it', async () => {
+  it('sets nothing aside in an outage however often each envelope was tried, and delivers all in order after it', async () => {
     const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const ingest = makeIngest();
     const spool = makeSpool(ingest.deliver, { minBackoffMs: 1, maxBackoffMs: 2 });
     const backlog = ['first', 'second', 'third', 'fourth'];
     for (const message of backlog) await spool.enqueue(envelope(message));
     await vi.waitFor(() => expect(ingest.attempts).toBeGreaterThan(40));
-    expect(spool.stats).toMatchObject({ pending: 4, droppedUndeliverable: 0 });
+    expect(spool.stats).toMatchObject({ pending: 4, setAside: 0 });
 
     ingest.up = true;
     await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 0, delivered: 4 }));
     expect(ingest.accepted).toEqual(backlog);
     expect(errors).not.toHaveBeenCalled();
+  });
+
+  it('loses nothing to an ingest that fails every other envelope it is sent', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const accepted: string[] = [];
+    let calls = 0;
+    const spool = makeSpool(
+      async (body) => {
+        calls += 1;
+        if (calls % 2 === 0) return { outcome: 'retry' };
+        accepted.push(messageOf(body));
+        return { outcome: 'delivered' };
+      },
+      { maxBytes: 100_000, minBackoffMs: 1, maxBackoffMs: 2, minSetAsideMs: 5, maxSetAsideMs: 10 },
+    );
+    const backlog = Array.from({ length: 30 }, (_, index) => `envelope ${index}`);
+    for (const message of backlog) await spool.enqueue(envelope(message));
+    await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 0, delivered: 30 }));
+    expect([...accepted].sort()).toEqual([...backlog].sort());
   });
 
   it('tries again within a second of a new envelope, whatever its backoff, once ingest is back', async () => {

@@ -25,16 +25,23 @@ export type SpoolOptions = {
   abandonedAfterMs?: number;
   /** How often the folder is read again, for what other processes gave back or left behind. */
   rescanIntervalMs?: number;
+  /**
+   * How long an envelope that ingest alone keeps failing is set aside at first, and at most (the
+   * time doubles each time it fails again so).
+   */
+  minSetAsideMs?: number;
+  maxSetAsideMs?: number;
   now?: () => number;
 };
 
 export type SpoolStats = {
   pending: number;
+  /** Of those, the envelopes set aside now: ingest failed them while it took others. */
+  setAside: number;
   pendingBytes: number;
   delivered: number;
   droppedTooOld: number;
   droppedCorrupt: number;
-  droppedUndeliverable: number;
   rejected: number;
   rateLimited: number;
 };
@@ -44,19 +51,18 @@ type Entry = {
   size: number;
   createdAt: number;
   failedReads: number;
-  /** Offers of it that ingest did not take (an answer to retry: 5xx, no answer, a timeout). */
+  /** Offers of it ingest has not taken (an answer to try again: 5xx, no answer in time). */
   failedDeliveries: number;
-  /** Those of them after which ingest had taken other envelopes since the one before. */
-  failedWhileIngestTookOthers: number;
-  /** How many envelopes this process had delivered at its last failed offer. */
-  deliveredAtLastFailure?: number;
 };
+
 /** An envelope as it is queued: nothing tried yet. */
 function newEntry(name: string, size: number, createdAt: number): Entry {
-  return { name, size, createdAt, failedReads: 0, failedDeliveries: 0, failedWhileIngestTookOthers: 0 };
+  return { name, size, createdAt, failedReads: 0, failedDeliveries: 0 };
 }
 
-type Outcome = 'delivered' | 'droppedTooOld' | 'droppedCorrupt' | 'droppedUndeliverable' | 'rejected' | 'rateLimited';
+/** Until when an envelope is passed over, and for how long it was set aside last. */
+type SetAside = { until: number; forMs: number };
+type Outcome = 'delivered' | 'droppedTooOld' | 'droppedCorrupt' | 'rejected' | 'rateLimited';
 
 const SUFFIX = '.envelope';
 // An envelope being delivered by one process: taken by renaming, which only one process can do.
@@ -64,20 +70,17 @@ const CLAIMED = '.claimed';
 // A file that cannot be read this many times running is dropped as corrupt: until then it may be
 // a passing failure (out of file handles, an I/O error), and it holds up the envelopes behind it.
 const MAX_FAILED_READS = 5;
-// An envelope ingest keeps failing while it takes others (one ingest answers 5xx for, or one too
-// large for the link to send within the timeout) would otherwise hold every envelope behind it
-// for up to 30 days: new ones queue behind the backlog. Once the first in line has failed this
-// many times it is offered with the one after it, so ingest shows whether it is down or only this
-// envelope fails; in an outage both fail, and the order stays as it was.
+// An envelope ingest alone keeps failing (a 5xx for it only, or one too large to send within the
+// timeout) would hold up every envelope behind it, and every new one, which queue behind the
+// backlog, until it is 30 days old. Envelopes in line that have failed this many times are offered
+// together with the first one behind them that has not: if ingest takes that one, it is up, and
+// they are set aside (passed over, tried again later, for longer each time) and lose their place.
+// If it fails too (an outage) the order stays as it was. Nothing is dropped for failing.
 const PROBE_AFTER_FAILED_DELIVERIES = 3;
-// One that failed this many times, each with other envelopes taken since its try before, is
-// dropped and counted, as the SDK drops one ingest does not take. An outage, however long, counts
-// for nothing here: nothing is taken during it.
-const MAX_FAILED_WHILE_INGEST_TOOK_OTHERS = 5;
 // One round trip per envelope could fall behind the envelopes still arriving after an outage: a
 // backlog this long drains DRAIN_WINDOW at a time, offered in order, a window once the one before
 // it is settled (ingest may see a window's envelopes in any order). A short one goes one by one,
-// so ingest sees it in exactly the order it came (but for the probe above).
+// so ingest sees it in exactly the order it came, but for envelopes that failed often (above).
 const PARALLEL_DRAIN_FROM = 16;
 const DRAIN_WINDOW = 8;
 const ARRIVAL_RETRY_MS = 1_000;
@@ -105,6 +108,8 @@ export class EnvelopeSpool {
   #draining: Promise<void> | undefined;
   #writeProblem: string | undefined;
   #lastAttemptAt = 0;
+  /** Whether the spool waits only for an envelope set aside to be due: not an outage's backoff. */
+  #isWaitingOnSetAside = false;
   #wake: (() => void) | undefined;
   #rescanTimer: NodeJS.Timeout | undefined;
   /** The files this process has claimed and not yet settled. */
@@ -114,6 +119,11 @@ export class EnvelopeSpool {
    * again, which would send them again at every look at the folder, and removed once they can be.
    */
   readonly #settledButKept = new Set<string>();
+  /**
+   * Envelopes set aside, by file name. Kept apart from the queue: a file another process claimed
+   * first is forgotten here, and a look at the folder that finds it again leaves it set aside.
+   */
+  readonly #setAside = new Map<string, SetAside>();
   readonly #ready: Promise<void>;
   /** Whether reading the folder at start failed: then nothing is ever kept, whatever a write check finds. */
   #loadFailed = false;
@@ -124,7 +134,6 @@ export class EnvelopeSpool {
     delivered: 0,
     droppedTooOld: 0,
     droppedCorrupt: 0,
-    droppedUndeliverable: 0,
     rejected: 0,
     rateLimited: 0,
   };
@@ -135,6 +144,8 @@ export class EnvelopeSpool {
       maxBackoffMs: 60_000,
       abandonedAfterMs: 10 * 60 * 1_000,
       rescanIntervalMs: 60_000,
+      minSetAsideMs: 60_000,
+      maxSetAsideMs: 60 * 60_000,
       now: Date.now,
       ...options,
     };
@@ -150,12 +161,22 @@ export class EnvelopeSpool {
     return this.#ready;
   }
 
+  /**
+   * Whether envelopes wait in line, so that a new one must queue behind them to keep the order.
+   * Those set aside do not count: they lost their place.
+   */
   get hasPending(): boolean {
-    return this.#entries.size > 0;
+    const now = this.#options.now();
+    for (const entry of this.#entries.values()) {
+      if (!this.#isSetAside(entry.name, now)) return true;
+    }
+    return false;
   }
 
   get stats(): SpoolStats {
-    return { pending: this.#entries.size, pendingBytes: this.#bytes, ...this.#counts };
+    const now = this.#options.now();
+    const setAside = [...this.#entries.keys()].filter((name) => this.#isSetAside(name, now)).length;
+    return { pending: this.#entries.size, setAside, pendingBytes: this.#bytes, ...this.#counts };
   }
 
   get dir(): string {
@@ -205,7 +226,7 @@ export class EnvelopeSpool {
     this.#startDraining();
     // Envelopes still arriving are worth a try at most once a second, whatever the backoff: under
     // load the spool notices within a second that ingest is back, instead of after up to a minute.
-    if (this.#options.now() - this.#lastAttemptAt >= ARRIVAL_RETRY_MS) this.#wake?.();
+    if (this.#isWaitingOnSetAside || this.#options.now() - this.#lastAttemptAt >= ARRIVAL_RETRY_MS) this.#wake?.();
     return 'queued';
   }
 
@@ -280,7 +301,13 @@ export class EnvelopeSpool {
     // Files are dated by the wall clock, which every process on the host reads alike (`now` is the
     // envelopes' own clock, for their age).
     const now = Date.now();
-    for (const name of await readdir(this.#options.dir)) {
+    const listed = await readdir(this.#options.dir);
+    // What another process sent meanwhile is no longer set aside here.
+    const present = new Set(listed.map((name) => (name.endsWith(CLAIMED) ? name.slice(0, -CLAIMED.length) : name)));
+    for (const name of this.#setAside.keys()) {
+      if (!present.has(name)) this.#setAside.delete(name);
+    }
+    for (const name of listed) {
       if (!name.endsWith('.tmp') && !name.endsWith(CLAIMED)) continue;
       if (this.#claimed.has(name.slice(0, -CLAIMED.length))) continue;
       const path = this.#path(name);
@@ -324,7 +351,7 @@ export class EnvelopeSpool {
   }
 
   #startDraining(): void {
-    if (this.#draining === undefined && !this.#closed && this.hasPending) {
+    if (this.#draining === undefined && !this.#closed && this.#entries.size > 0) {
       this.#draining = this.#drain().finally(() => {
         this.#draining = undefined;
         this.#startDraining();
@@ -335,11 +362,13 @@ export class EnvelopeSpool {
   async #drain(): Promise<void> {
     let backoffMs = this.#options.minBackoffMs;
     while (!this.#closed && this.#entries.size > 0) {
-      const batch: Entry[] = [];
-      const width = this.#drainWidth();
-      for (const entry of this.#entries.values()) {
-        if (batch.length === width) break;
-        batch.push(entry);
+      const batch = this.#nextBatch();
+      if (batch.length === 0) {
+        // Only envelopes set aside: the next is due then, or a new one wakes the spool at once.
+        this.#isWaitingOnSetAside = true;
+        await this.#sleep(this.#untilNextSetAsideEnds());
+        this.#isWaitingOnSetAside = false;
+        continue;
       }
       const bodies = await Promise.all(batch.map((entry) => this.#read(entry)));
       // Offered in order: each delivery starts before the next one's.
@@ -354,20 +383,63 @@ export class EnvelopeSpool {
         backoffMs = this.#options.minBackoffMs;
         continue;
       }
-      // Ingest took some of them: it is up, and what failed is tried again soon, not after an
-      // outage's backoff.
-      if (results.some((result) => result?.outcome === 'delivered')) backoffMs = this.#options.minBackoffMs;
+      if (this.#closed) break;
+      // Ingest took an envelope, so it is up: those it failed again that had failed often are set aside.
+      if (results.some((result) => result?.outcome === 'delivered')) {
+        batch.forEach((entry, index) => {
+          const failed = results[index]?.outcome === 'retry' && bodies[index] !== 'retry';
+          if (failed && entry.failedDeliveries >= PROBE_AFTER_FAILED_DELIVERIES) this.#putAside(entry);
+        });
+      }
       // Full jitter keeps many instances from retrying in step when ingest comes back.
       await this.#sleep(backoffMs * (0.5 + Math.random() / 2));
       backoffMs = Math.min(backoffMs * 2, this.#options.maxBackoffMs);
     }
   }
 
-  /** How many envelopes the next round offers, from the front of the queue. */
-  #drainWidth(): number {
-    if (this.#entries.size >= PARALLEL_DRAIN_FROM) return DRAIN_WINDOW;
-    const first = this.#entries.values().next().value;
-    return first !== undefined && first.failedDeliveries >= PROBE_AFTER_FAILED_DELIVERIES ? 2 : 1;
+  /**
+   * The envelopes to offer next, in order, from those not set aside: a long backlog's window, or
+   * one; or, when the first in line have failed often, those and the first one behind them that
+   * has not (PROBE_AFTER_FAILED_DELIVERIES), at most a window.
+   */
+  #nextBatch(): Entry[] {
+    const now = this.#options.now();
+    const due: Entry[] = [];
+    for (const entry of this.#entries.values()) {
+      if (due.length === PARALLEL_DRAIN_FROM) break;
+      if (!this.#isSetAside(entry.name, now)) due.push(entry);
+    }
+    if (due.length >= PARALLEL_DRAIN_FROM) return due.slice(0, DRAIN_WINDOW);
+    const firstFresh = due.findIndex((entry) => entry.failedDeliveries < PROBE_AFTER_FAILED_DELIVERIES);
+    return due.slice(0, firstFresh === -1 ? DRAIN_WINDOW : Math.min(firstFresh + 1, DRAIN_WINDOW));
+  }
+
+  #isSetAside(name: string, now: number): boolean {
+    return (this.#setAside.get(name)?.until ?? 0) > now;
+  }
+
+  /** Passes an envelope over for a while: at first minSetAsideMs, twice as long each time after. */
+  #putAside(entry: Entry): void {
+    const last = this.#setAside.get(entry.name);
+    const forMs =
+      last === undefined ? this.#options.minSetAsideMs : Math.min(last.forMs * 2, this.#options.maxSetAsideMs);
+    this.#setAside.set(entry.name, { until: this.#options.now() + forMs, forMs });
+    if (last === undefined) {
+      console.error(
+        `Tunnel spool: ingest failed an envelope ${entry.failedDeliveries} times while it took others; it is set aside, tried again from time to time, and kept until ingest takes it or it is too old`,
+      );
+    }
+  }
+
+  /** How long until the first envelope set aside is due again. */
+  #untilNextSetAsideEnds(): number {
+    const now = this.#options.now();
+    let soonest = this.#options.maxSetAsideMs;
+    for (const name of this.#entries.keys()) {
+      const until = this.#setAside.get(name)?.until;
+      if (until !== undefined) soonest = Math.min(soonest, until - now);
+    }
+    return Math.max(soonest, 0);
   }
 
   /**
@@ -436,25 +508,12 @@ export class EnvelopeSpool {
   async #offer(entry: Entry, body: Uint8Array): Promise<DeliveryResult> {
     this.#lastAttemptAt = this.#options.now();
     const result = await this.#options.deliver(body).catch((): DeliveryResult => ({ outcome: 'retry' }));
-    if (result.outcome !== 'retry') {
+    if (result.outcome === 'retry') {
+      entry.failedDeliveries += 1;
+      await this.#release(entry.name);
+    } else {
       await this.#remove(entry, result.outcome);
-      return result;
     }
-    entry.failedDeliveries += 1;
-    const { delivered } = this.#counts;
-    if (entry.deliveredAtLastFailure !== undefined && delivered > entry.deliveredAtLastFailure) {
-      entry.failedWhileIngestTookOthers += 1;
-    }
-    entry.deliveredAtLastFailure = delivered;
-    if (entry.failedWhileIngestTookOthers >= MAX_FAILED_WHILE_INGEST_TOOK_OTHERS) {
-      console.error(
-        `Tunnel spool: dropped an envelope ingest failed to take ${entry.failedDeliveries} times while it took others`,
-      );
-      await this.#remove(entry, 'droppedUndeliverable');
-      // Settled: the round goes on as if ingest had answered it.
-      return { outcome: 'rejected' };
-    }
-    await this.#release(entry.name);
     return result;
   }
 
@@ -519,6 +578,7 @@ export class EnvelopeSpool {
       this.#noteWriteProblem(error);
     });
     this.#forget(entry);
+    this.#setAside.delete(entry.name);
     this.#counts[outcome] += 1;
   }
 
