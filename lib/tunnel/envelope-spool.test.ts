@@ -149,11 +149,11 @@ describe('EnvelopeSpool', () => {
     ingest.up = true;
     const selective = {
       stuck: true,
-      failedTries: [] as string[],
+      failedTries: [] as Array<{ message: string; at: number }>,
       deliver: async (body: Uint8Array): Promise<DeliveryResult> => {
         const message = messageOf(body);
         if (!selective.stuck || !isStuck(message)) return ingest.deliver(body);
-        selective.failedTries.push(message);
+        selective.failedTries.push({ message, at: performance.now() });
         return { outcome: 'retry' };
       },
       accepted: ingest.accepted,
@@ -161,15 +161,23 @@ describe('EnvelopeSpool', () => {
     return selective;
   }
 
+  /** Envelopes an earlier run kept in the folder, which a spool made next finds all at once. */
+  async function keptByAnEarlierRun(messages: string[]): Promise<void> {
+    const earlier = makeSpool(async () => ({ outcome: 'retry' }), { maxBytes: 100_000 });
+    for (const message of messages) await earlier.enqueue(envelope(message));
+    await earlier.close();
+  }
+
   it('sets aside an envelope ingest alone keeps failing, so those behind it and new ones go on, and keeps it', async () => {
     const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    await keptByAnEarlierRun(['stuck', 'behind it', 'and behind that']);
     const ingest = makeSelectiveIngest((message) => message === 'stuck');
-    const spool = makeSpool(ingest.deliver, { minSetAsideMs: 60_000 });
-    for (const message of ['stuck', 'behind it', 'and behind that']) await spool.enqueue(envelope(message));
-    await vi.waitFor(() => expect(ingest.accepted).toEqual(['behind it', 'and behind that']));
+    const spool = makeSpool(ingest.deliver);
+    spool.start();
     await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 1, setAside: 1, delivered: 2 }));
+    expect(ingest.accepted).toEqual(['behind it', 'and behind that']);
     // Three times alone (an outage would look the same), then beside the envelope behind it.
-    expect(ingest.failedTries).toEqual(['stuck', 'stuck', 'stuck', 'stuck']);
+    expect(ingest.failedTries.map(({ message }) => message)).toEqual(['stuck', 'stuck', 'stuck', 'stuck']);
     expect(errors).toHaveBeenCalledTimes(1);
     expect(errors).toHaveBeenCalledWith(expect.stringContaining('it is set aside'));
     // A new envelope need not queue behind one set aside: it lost its place.
@@ -177,23 +185,51 @@ describe('EnvelopeSpool', () => {
     expect(await readdir(dir)).toHaveLength(1);
   });
 
-  it('tries an envelope set aside again later, for longer each time, and delivers it once ingest takes it', async () => {
+  it('tries an envelope set aside again later, twice as long after each failure, and delivers it once ingest takes it', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    await keptByAnEarlierRun(['stuck', 'behind it']);
     const ingest = makeSelectiveIngest((message) => message === 'stuck');
-    const spool = makeSpool(ingest.deliver, { minSetAsideMs: 30, maxSetAsideMs: 60 });
-    for (const message of ['stuck', 'behind it']) await spool.enqueue(envelope(message));
-    await vi.waitFor(() => expect(ingest.failedTries.length).toBeGreaterThan(6));
+    const spool = makeSpool(ingest.deliver, { minSetAsideMs: 50, maxSetAsideMs: 200 });
+    spool.start();
+    await vi.waitFor(() => expect(ingest.failedTries.length).toBe(8), { timeout: 3_000 });
+    // The fourth try set it aside; the next ones come 50, 100, 200 and 200 ms after the one before.
+    const gaps = ingest.failedTries.slice(3).map(({ at }, index, tries) => at - (tries[index - 1]?.at ?? at));
+    expect(gaps[1]).toBeGreaterThanOrEqual(45);
+    expect(gaps[2]).toBeGreaterThanOrEqual(95);
+    expect(gaps[3]).toBeGreaterThanOrEqual(190);
+    expect(gaps[4]).toBeGreaterThanOrEqual(190);
     expect(spool.stats).toMatchObject({ pending: 1, delivered: 1 });
     ingest.stuck = false;
     await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 0, setAside: 0, delivered: 2 }));
     expect(ingest.accepted).toEqual(['behind it', 'stuck']);
   });
 
+  it('delivers what is behind an envelope it sets aside at once, not after the backoff its failures built up', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const behind = ['behind it 1', 'behind it 2', 'behind it 3', 'behind it 4'];
+    await keptByAnEarlierRun(['stuck', ...behind]);
+    const ingest = makeSelectiveIngest((message) => message === 'stuck');
+    const accepted: Array<{ message: string; at: number }> = [];
+    const spool = makeSpool(
+      async (body) => {
+        const result = await ingest.deliver(body);
+        if (result.outcome === 'delivered') accepted.push({ message: messageOf(body), at: performance.now() });
+        return result;
+      },
+      { minBackoffMs: 1_000, maxBackoffMs: 1_000 },
+    );
+    spool.start();
+    await vi.waitFor(() => expect(accepted.map(({ message }) => message)).toEqual(behind), { timeout: 5_000 });
+    // An outage's backoff would wait half a second or more after the first.
+    expect((accepted[3]?.at ?? 0) - (accepted[0]?.at ?? 0)).toBeLessThan(400);
+  });
+
   it('wakes at once for a new envelope while it waits only on one set aside', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    await keptByAnEarlierRun(['stuck', 'behind it']);
     const ingest = makeSelectiveIngest((message) => message === 'stuck' || message === 'kept in an outage');
-    const spool = makeSpool(ingest.deliver, { minSetAsideMs: 60_000 });
-    for (const message of ['stuck', 'behind it']) await spool.enqueue(envelope(message));
+    const spool = makeSpool(ingest.deliver);
+    spool.start();
     await vi.waitFor(() => expect(spool.stats).toMatchObject({ setAside: 1, delivered: 1 }));
     // As the tunnel does when ingest failed a new envelope: it is kept, and tried within moments.
     ingest.stuck = false;
@@ -201,12 +237,27 @@ describe('EnvelopeSpool', () => {
     await vi.waitFor(() => expect(ingest.accepted).toEqual(['behind it', 'kept in an outage']));
   });
 
-  it('sets aside two envelopes in a row that ingest keeps failing, and delivers what is behind them', async () => {
+  it('wakes at once for what its look at the folder finds while it waits only on one set aside', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    await keptByAnEarlierRun(['stuck', 'behind it']);
+    const ingest = makeSelectiveIngest((message) => message === 'stuck');
+    const spool = makeSpool(ingest.deliver, { rescanIntervalMs: 20 });
+    spool.start();
+    await vi.waitFor(() => expect(spool.stats).toMatchObject({ setAside: 1, delivered: 1 }));
+    await keptByAnEarlierRun(['kept by a peer']);
+    await vi.waitFor(() => expect(ingest.accepted).toEqual(['behind it', 'kept by a peer']));
+  });
+
+  it('sets aside a run of envelopes longer than a window that ingest keeps failing, and delivers what is behind them', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const stuck = Array.from({ length: 9 }, (_, index) => `stuck ${index}`);
+    await keptByAnEarlierRun([...stuck, 'good 1', 'good 2']);
     const ingest = makeSelectiveIngest((message) => message.startsWith('stuck'));
-    const spool = makeSpool(ingest.deliver, { minSetAsideMs: 60_000 });
-    for (const message of ['stuck 1', 'stuck 2', 'good 1', 'good 2']) await spool.enqueue(envelope(message));
-    await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 2, setAside: 2, delivered: 2 }));
+    const spool = makeSpool(ingest.deliver, { maxBytes: 100_000 });
+    spool.start();
+    await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 9, setAside: 9, delivered: 2 }), {
+      timeout: 3_000,
+    });
     expect(ingest.accepted).toEqual(['good 1', 'good 2']);
   });
 

@@ -46,22 +46,12 @@ export type SpoolStats = {
   rateLimited: number;
 };
 
-type Entry = {
-  name: string;
-  size: number;
-  createdAt: number;
-  failedReads: number;
-  /** Offers of it ingest has not taken (an answer to try again: 5xx, no answer in time). */
-  failedDeliveries: number;
-};
-
-/** An envelope as it is queued: nothing tried yet. */
-function newEntry(name: string, size: number, createdAt: number): Entry {
-  return { name, size, createdAt, failedReads: 0, failedDeliveries: 0 };
-}
-
-/** Until when an envelope is passed over, and for how long it was set aside last. */
-type SetAside = { until: number; forMs: number };
+type Entry = { name: string; size: number; createdAt: number; failedReads: number };
+/**
+ * An envelope ingest did not take when offered (an answer to try again: 5xx, no answer in time):
+ * how often, and until when it is set aside, for how long last (0: never set aside).
+ */
+type Trouble = { failedDeliveries: number; setAsideUntil: number; setAsideForMs: number };
 type Outcome = 'delivered' | 'droppedTooOld' | 'droppedCorrupt' | 'rejected' | 'rateLimited';
 
 const SUFFIX = '.envelope';
@@ -86,6 +76,8 @@ const DRAIN_WINDOW = 8;
 const ARRIVAL_RETRY_MS = 1_000;
 // What a check that the folder takes writes again writes: a block.
 const WRITE_CHECK_BYTES = 4_096;
+// Node's timers take at most this; a longer wait would fire at once, and the spool spin.
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Envelopes that could not reach ingest, kept on disk and delivered in order when it is back, also
@@ -108,7 +100,7 @@ export class EnvelopeSpool {
   #draining: Promise<void> | undefined;
   #writeProblem: string | undefined;
   #lastAttemptAt = 0;
-  /** Whether the spool waits only for an envelope set aside to be due: not an outage's backoff. */
+  /** Whether the spool waits only for an envelope set aside to be due, not out an outage's backoff. */
   #isWaitingOnSetAside = false;
   #wake: (() => void) | undefined;
   #rescanTimer: NodeJS.Timeout | undefined;
@@ -120,10 +112,10 @@ export class EnvelopeSpool {
    */
   readonly #settledButKept = new Set<string>();
   /**
-   * Envelopes set aside, by file name. Kept apart from the queue: a file another process claimed
-   * first is forgotten here, and a look at the folder that finds it again leaves it set aside.
+   * Envelopes ingest failed, by file name. Kept apart from the queue: a file another process
+   * claimed first is forgotten here, and a look at the folder that finds it again knows its past.
    */
-  readonly #setAside = new Map<string, SetAside>();
+  readonly #troubles = new Map<string, Trouble>();
   readonly #ready: Promise<void>;
   /** Whether reading the folder at start failed: then nothing is ever kept, whatever a write check finds. */
   #loadFailed = false;
@@ -149,6 +141,8 @@ export class EnvelopeSpool {
       now: Date.now,
       ...options,
     };
+    this.#options.maxBackoffMs = Math.min(this.#options.maxBackoffMs, LONGEST_TIMER_MS);
+    this.#options.maxSetAsideMs = Math.min(this.#options.maxSetAsideMs, LONGEST_TIMER_MS);
     this.#ready = this.#load();
     // Surfaced by enqueue() and start(), not as an unhandled rejection.
     this.#ready.catch(() => {
@@ -222,7 +216,7 @@ export class EnvelopeSpool {
     }
     this.#noteWritable();
     // A look at the folder may have queued it first, and counted it.
-    if (!this.#queue(newEntry(name, body.byteLength, createdAt))) this.#bytes -= body.byteLength;
+    if (!this.#queue({ name, size: body.byteLength, createdAt, failedReads: 0 })) this.#bytes -= body.byteLength;
     this.#startDraining();
     // Envelopes still arriving are worth a try at most once a second, whatever the backoff: under
     // load the spool notices within a second that ingest is back, instead of after up to a minute.
@@ -242,7 +236,11 @@ export class EnvelopeSpool {
       void this.#ready
         .then(() => this.#scan())
         .then(
-          () => this.#startDraining(),
+          () => {
+            this.#startDraining();
+            // What the look found (a peer's, given back or left) is not to wait for one set aside.
+            if (this.#isWaitingOnSetAside && this.hasPending) this.#wake?.();
+          },
           (error: unknown) => this.#noteWriteProblem(error),
         );
     }, this.#options.rescanIntervalMs);
@@ -302,10 +300,10 @@ export class EnvelopeSpool {
     // envelopes' own clock, for their age).
     const now = Date.now();
     const listed = await readdir(this.#options.dir);
-    // What another process sent meanwhile is no longer set aside here.
+    // What another process sent meanwhile is no trouble here any more.
     const present = new Set(listed.map((name) => (name.endsWith(CLAIMED) ? name.slice(0, -CLAIMED.length) : name)));
-    for (const name of this.#setAside.keys()) {
-      if (!present.has(name)) this.#setAside.delete(name);
+    for (const name of this.#troubles.keys()) {
+      if (!present.has(name)) this.#troubles.delete(name);
     }
     for (const name of listed) {
       if (!name.endsWith('.tmp') && !name.endsWith(CLAIMED)) continue;
@@ -337,7 +335,7 @@ export class EnvelopeSpool {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw error;
       }
-      if (this.#queue(newEntry(name, size, Number.parseInt(name, 10) || 0))) this.#bytes += size;
+      if (this.#queue({ name, size, createdAt: Number.parseInt(name, 10) || 0, failedReads: 0 })) this.#bytes += size;
     }
     // Names begin with the time they were kept: what another process kept may be older.
     this.#entries = new Map([...this.#entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -384,12 +382,24 @@ export class EnvelopeSpool {
         continue;
       }
       if (this.#closed) break;
-      // Ingest took an envelope, so it is up: those it failed again that had failed often are set aside.
-      if (results.some((result) => result?.outcome === 'delivered')) {
-        batch.forEach((entry, index) => {
-          const failed = results[index]?.outcome === 'retry' && bodies[index] !== 'retry';
-          if (failed && entry.failedDeliveries >= PROBE_AFTER_FAILED_DELIVERIES) this.#putAside(entry);
-        });
+      // Ingest took an envelope, so it is up: those it failed again that had failed often are set
+      // aside, and so is one set aside before, whatever else happened. Only other failures (fewer
+      // so far, or a file that could not be read) are taken for an outage, and wait its backoff.
+      const tookOne = results.some((result) => result?.outcome === 'delivered');
+      let isOutageLike = false;
+      batch.forEach((entry, index) => {
+        if (results[index]?.outcome !== 'retry') return;
+        const trouble = this.#troubles.get(entry.name);
+        const isStuck =
+          bodies[index] !== 'retry' &&
+          trouble !== undefined &&
+          (trouble.setAsideForMs > 0 || (tookOne && trouble.failedDeliveries >= PROBE_AFTER_FAILED_DELIVERIES));
+        if (isStuck) this.#putAside(trouble);
+        else isOutageLike = true;
+      });
+      if (!isOutageLike) {
+        backoffMs = this.#options.minBackoffMs;
+        continue;
       }
       // Full jitter keeps many instances from retrying in step when ingest comes back.
       await this.#sleep(backoffMs * (0.5 + Math.random() / 2));
@@ -399,34 +409,47 @@ export class EnvelopeSpool {
 
   /**
    * The envelopes to offer next, in order, from those not set aside: a long backlog's window, or
-   * one; or, when the first in line have failed often, those and the first one behind them that
-   * has not (PROBE_AFTER_FAILED_DELIVERIES), at most a window.
+   * the first in line. When the first in line have failed often, the first one behind them that has
+   * not goes with them (PROBE_AFTER_FAILED_DELIVERIES), however far behind: at most a window.
    */
   #nextBatch(): Entry[] {
     const now = this.#options.now();
     const due: Entry[] = [];
+    let dueCount = 0;
+    let firstFresh: Entry | undefined;
     for (const entry of this.#entries.values()) {
-      if (due.length === PARALLEL_DRAIN_FROM) break;
-      if (!this.#isSetAside(entry.name, now)) due.push(entry);
+      if (this.#isSetAside(entry.name, now)) continue;
+      dueCount += 1;
+      if (due.length < DRAIN_WINDOW) due.push(entry);
+      if (firstFresh === undefined && this.#failedDeliveries(entry.name) < PROBE_AFTER_FAILED_DELIVERIES) {
+        firstFresh = entry;
+      }
+      if (firstFresh !== undefined && dueCount >= PARALLEL_DRAIN_FROM) break;
     }
-    if (due.length >= PARALLEL_DRAIN_FROM) return due.slice(0, DRAIN_WINDOW);
-    const firstFresh = due.findIndex((entry) => entry.failedDeliveries < PROBE_AFTER_FAILED_DELIVERIES);
-    return due.slice(0, firstFresh === -1 ? DRAIN_WINDOW : Math.min(firstFresh + 1, DRAIN_WINDOW));
+    const freshAt = firstFresh === undefined ? -1 : due.indexOf(firstFresh);
+    if (firstFresh !== undefined && freshAt === -1) return [...due.slice(0, DRAIN_WINDOW - 1), firstFresh];
+    if (dueCount >= PARALLEL_DRAIN_FROM || freshAt === -1) return due;
+    return due.slice(0, freshAt + 1);
+  }
+
+  #failedDeliveries(name: string): number {
+    return this.#troubles.get(name)?.failedDeliveries ?? 0;
   }
 
   #isSetAside(name: string, now: number): boolean {
-    return (this.#setAside.get(name)?.until ?? 0) > now;
+    return (this.#troubles.get(name)?.setAsideUntil ?? 0) > now;
   }
 
   /** Passes an envelope over for a while: at first minSetAsideMs, twice as long each time after. */
-  #putAside(entry: Entry): void {
-    const last = this.#setAside.get(entry.name);
-    const forMs =
-      last === undefined ? this.#options.minSetAsideMs : Math.min(last.forMs * 2, this.#options.maxSetAsideMs);
-    this.#setAside.set(entry.name, { until: this.#options.now() + forMs, forMs });
-    if (last === undefined) {
+  #putAside(trouble: Trouble): void {
+    const isFirst = trouble.setAsideForMs === 0;
+    trouble.setAsideForMs = isFirst
+      ? this.#options.minSetAsideMs
+      : Math.min(trouble.setAsideForMs * 2, this.#options.maxSetAsideMs);
+    trouble.setAsideUntil = this.#options.now() + trouble.setAsideForMs;
+    if (isFirst) {
       console.error(
-        `Tunnel spool: ingest failed an envelope ${entry.failedDeliveries} times while it took others; it is set aside, tried again from time to time, and kept until ingest takes it or it is too old`,
+        `Tunnel spool: ingest failed an envelope ${trouble.failedDeliveries} times while it took others; it is set aside, tried again from time to time, and kept until ingest takes it or it is too old`,
       );
     }
   }
@@ -436,8 +459,8 @@ export class EnvelopeSpool {
     const now = this.#options.now();
     let soonest = this.#options.maxSetAsideMs;
     for (const name of this.#entries.keys()) {
-      const until = this.#setAside.get(name)?.until;
-      if (until !== undefined) soonest = Math.min(soonest, until - now);
+      const until = this.#troubles.get(name)?.setAsideUntil;
+      if (until !== undefined && until > 0) soonest = Math.min(soonest, until - now);
     }
     return Math.max(soonest, 0);
   }
@@ -509,7 +532,9 @@ export class EnvelopeSpool {
     this.#lastAttemptAt = this.#options.now();
     const result = await this.#options.deliver(body).catch((): DeliveryResult => ({ outcome: 'retry' }));
     if (result.outcome === 'retry') {
-      entry.failedDeliveries += 1;
+      const trouble = this.#troubles.get(entry.name) ?? { failedDeliveries: 0, setAsideUntil: 0, setAsideForMs: 0 };
+      trouble.failedDeliveries += 1;
+      this.#troubles.set(entry.name, trouble);
       await this.#release(entry.name);
     } else {
       await this.#remove(entry, result.outcome);
@@ -578,7 +603,7 @@ export class EnvelopeSpool {
       this.#noteWriteProblem(error);
     });
     this.#forget(entry);
-    this.#setAside.delete(entry.name);
+    this.#troubles.delete(entry.name);
     this.#counts[outcome] += 1;
   }
 

@@ -401,7 +401,16 @@ describe('the tunnel', () => {
     it('sets aside an envelope ingest alone keeps failing, forwards what comes after it, and delivers it once ingest takes it', async () => {
       const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
       await spool.close();
-      spool = new EnvelopeSpool({ ...spoolOptions(ownDsn), dir, minSetAsideMs: 1_000, maxSetAsideMs: 2_000 });
+      // Tries far enough apart that the next envelope is queued before the third, and set aside for
+      // longer than the checks below take.
+      spool = new EnvelopeSpool({
+        ...spoolOptions(ownDsn),
+        dir,
+        minBackoffMs: 200,
+        maxBackoffMs: 200,
+        minSetAsideMs: 3_000,
+        maxSetAsideMs: 3_000,
+      });
       // Ingest is up, but fails this one envelope every time (a bad gateway for it alone).
       let isStuck = true;
       answer = (body) => (isStuck && body.includes('stuck') ? { status: 500 } : { status: 200 });
@@ -411,7 +420,9 @@ describe('the tunnel', () => {
       // Queued behind it, in order, until it is set aside.
       const behind = await forwardEnvelope(post(bodyOf('behind it')), { ...options, spool });
       expect(behind.headers.get('x-tunnel-spooled')).toBe('1');
-      await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 1, setAside: 1, delivered: 1 }));
+      await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 1, setAside: 1, delivered: 1 }), {
+        timeout: 3_000,
+      });
       expect(errors).toHaveBeenCalledWith(expect.stringContaining('it is set aside'));
       const tookIt = () => received.filter((request) => request.status === 200).map((request) => request.body);
       expect(tookIt()).toEqual([bodyOf('behind it')]);
@@ -425,7 +436,7 @@ describe('the tunnel', () => {
 
       isStuck = false;
       await vi.waitFor(() => expect(spool.stats).toMatchObject({ pending: 0, setAside: 0, delivered: 2 }), {
-        timeout: 5_000,
+        timeout: 10_000,
       });
       expect(tookIt()).toEqual([bodyOf('behind it'), bodyOf('after it'), bodyOf('stuck')]);
     });
