@@ -409,27 +409,22 @@ export class EnvelopeSpool {
 
   /**
    * The envelopes to offer next, in order, from those not set aside: a long backlog's window, or
-   * the first in line. When the first in line have failed often, the first one behind them that has
-   * not goes with them (PROBE_AFTER_FAILED_DELIVERIES), however far behind: at most a window.
+   * the first in line. When the first in line have failed often, the first one among the next
+   * few that has not goes with them (PROBE_AFTER_FAILED_DELIVERIES), at most a window: looking
+   * further would, after a long outage, send an envelope from far back ahead of the rest.
    */
   #nextBatch(): Entry[] {
     const now = this.#options.now();
     const due: Entry[] = [];
     let dueCount = 0;
-    let firstFresh: Entry | undefined;
     for (const entry of this.#entries.values()) {
       if (this.#isSetAside(entry.name, now)) continue;
-      dueCount += 1;
       if (due.length < DRAIN_WINDOW) due.push(entry);
-      if (firstFresh === undefined && this.#failedDeliveries(entry.name) < PROBE_AFTER_FAILED_DELIVERIES) {
-        firstFresh = entry;
-      }
-      if (firstFresh !== undefined && dueCount >= PARALLEL_DRAIN_FROM) break;
+      dueCount += 1;
+      if (dueCount === PARALLEL_DRAIN_FROM) return due;
     }
-    const freshAt = firstFresh === undefined ? -1 : due.indexOf(firstFresh);
-    if (firstFresh !== undefined && freshAt === -1) return [...due.slice(0, DRAIN_WINDOW - 1), firstFresh];
-    if (dueCount >= PARALLEL_DRAIN_FROM || freshAt === -1) return due;
-    return due.slice(0, freshAt + 1);
+    const freshAt = due.findIndex((entry) => this.#failedDeliveries(entry.name) < PROBE_AFTER_FAILED_DELIVERIES);
+    return freshAt === -1 ? due : due.slice(0, freshAt + 1);
   }
 
   #failedDeliveries(name: string): number {
