@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import {
   BUILD_CONFIG_FILE,
   buildConfigFrom,
+  FrameworkShapeError,
   hasStaticFileConditions,
   nextServerPrepared,
   notFoundInsteadOfGlobalError,
@@ -110,7 +111,7 @@ const handle = nextApp.getRequestHandler();
  */
 function startUpFailure(error) {
   if (!(error instanceof Error)) return `Next could not set up its server: ${error}; not serving.`;
-  if (error.name === 'FrameworkShapeError') return error.message;
+  if (error instanceof FrameworkShapeError) return error.message;
   const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
   return `Next could not set up its server: ${error.message}${cause}; not serving.`;
 }

@@ -377,14 +377,11 @@ export class EnvelopeSpool {
           return body === undefined ? undefined : this.#offer(entry, body);
         }),
       );
-      if (!results.some((result) => result?.outcome === 'retry')) {
-        backoffMs = this.#options.minBackoffMs;
-        continue;
-      }
       if (this.#closed) break;
       // Ingest took an envelope, so it is up: those it failed again that had failed often are set
       // aside, and so is one set aside before, whatever else happened. Only other failures (fewer
-      // so far, or a file that could not be read) are taken for an outage, and wait its backoff.
+      // so far, or a file that could not be read) are taken for an outage, and wait its backoff;
+      // a round with none goes on at once.
       const tookOne = results.some((result) => result?.outcome === 'delivered');
       let isOutageLike = false;
       batch.forEach((entry, index) => {
