@@ -10,6 +10,7 @@ import {
   waitForTracingChannelBinding,
 } from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
+import { CallerSamplingBudget } from '@/lib/observability/caller-sampling-budget';
 import { startRequestScopes, withRequestScopes } from '@/lib/observability/request-scopes';
 import { isolateRequest, traceIfSampled } from '@/lib/observability/request-tracing';
 import { currentScopes, isRequestDecided, requestClientAddress, runWithClientAddress } from '@/lib/server/seam.mjs';
@@ -88,10 +89,16 @@ describe('scopes for each request, forked when read', () => {
     const callerTrace = '1123456789abcdef0123456789abcdef';
     const sampled = { 'sentry-trace': `${callerTrace}-0123456789abcdef-1` };
     const propagation = await runWithClientAddress('127.0.0.1', () =>
-      isolateRequest({ url: '/api/health', headers: sampled }, 0.1, Sentry.getClient(), async () => {
-        await tick();
-        return Sentry.getCurrentScope().getPropagationContext();
-      }),
+      isolateRequest(
+        { url: '/api/health', headers: sampled },
+        0.1,
+        Sentry.getClient(),
+        new CallerSamplingBudget(0.1),
+        async () => {
+          await tick();
+          return Sentry.getCurrentScope().getPropagationContext();
+        },
+      ),
     );
     expect(propagation).toMatchObject({ traceId: callerTrace, parentSpanId: '0123456789abcdef', sampled: false });
   });

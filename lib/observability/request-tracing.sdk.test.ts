@@ -1,6 +1,7 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import { type BaseTransportOptions, createTransport } from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
+import { CallerSamplingBudget } from '@/lib/observability/caller-sampling-budget';
 import {
   decideRequestTrace,
   isolateRequest,
@@ -137,11 +138,35 @@ describe("Next's spans, per request", () => {
     const sampled = { 'sentry-trace': sentryTrace('-1') };
     const nextTraces = (url: string) =>
       runWithClientAddress('127.0.0.1', () =>
-        isolateRequest({ url, headers: sampled }, 1, Sentry.getClient(), () => nextTracer().isOpenTelemetryEnabled()),
+        isolateRequest({ url, headers: sampled }, 1, Sentry.getClient(), new CallerSamplingBudget(1), () =>
+          nextTracer().isOpenTelemetryEnabled(),
+        ),
       );
     expect(nextTraces('/api/health')).toBe(false);
     expect(nextTraces('/api/ready?from=balancer')).toBe(false);
     expect(nextTraces('/api/healthy')).toBe(true);
     expect(nextTraces('/status')).toBe(true);
+  });
+
+  it("are opened for no more of a flood its callers forced sampled than the server's budget grants", () => {
+    startRequestTracing();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const callerBudget = new CallerSamplingBudget(RATE, () => 0);
+    const traced = Array.from({ length: 200 }, () =>
+      runWithClientAddress('127.0.0.1', () =>
+        isolateRequest(
+          { url: '/status', headers: { 'sentry-trace': sentryTrace('-1') } },
+          RATE,
+          Sentry.getClient(),
+          callerBudget,
+          () => nextTracer().isOpenTelemetryEnabled(),
+        ),
+      ),
+    ).filter(Boolean).length;
+    expect(warn).toHaveBeenCalledTimes(1);
+    warn.mockRestore();
+    // Twenty at once and 0.2 of a token a request: 60 of 200 at most, where all 200 would have been.
+    expect(traced).toBeGreaterThanOrEqual(55);
+    expect(traced).toBeLessThanOrEqual(60);
   });
 });

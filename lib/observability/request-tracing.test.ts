@@ -1,4 +1,5 @@
 import type { Client } from '@sentry/core';
+import { CallerSamplingBudget } from '@/lib/observability/caller-sampling-budget';
 import { decideRequestTrace } from '@/lib/observability/request-tracing';
 
 const traceId = '0123456789abcdef0123456789abcdef';
@@ -112,5 +113,73 @@ describe('decideRequestTrace', () => {
     expect(foreign.propagation.parentSpanId).toBeUndefined();
     const ourSampled = { ...foreignSampled, baggage: foreignSampled.baggage.replace('org_id=2', 'org_id=1') };
     expect(decideRequestTrace(ourSampled, 0.1, ourOrganization).isSampled).toBe(true);
+  });
+});
+
+describe("decideRequestTrace within a budget of callers' sampled traces", () => {
+  const RATE = 0.1;
+  // The clock stands still: what the budget grants comes from the requests alone, and its first twenty.
+  const budget = () => new CallerSamplingBudget(RATE, () => 0);
+  const sampledCount = (decisions: { isSampled: boolean }[]) => decisions.filter((d) => d.isSampled).length;
+
+  beforeEach(() => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it.each([
+    ['its sampled flag', { 'sentry-trace': sentryTrace('-1') }],
+    ['its baggage', { 'sentry-trace': sentryTrace(''), baggage: `sentry-trace_id=${traceId},sentry-sampled=true` }],
+    [
+      'a random number under the rate',
+      { 'sentry-trace': sentryTrace(''), baggage: `sentry-trace_id=${traceId},sentry-sample_rand=0.01` },
+    ],
+  ])('samples a flood that forces sampling by %s at no more than twice the rate', (_, headers) => {
+    const callerBudget = budget();
+    const decisions = Array.from({ length: 10_000 }, () => decideRequestTrace(headers, RATE, undefined, callerBudget));
+    // Twenty at once, then 0.2 of a token a request: 2,020 at most.
+    expect(sampledCount(decisions)).toBeGreaterThanOrEqual(2_000);
+    expect(sampledCount(decisions)).toBeLessThanOrEqual(2_020);
+    expect(decisions.at(-1)?.propagation).toMatchObject({ traceId, parentSpanId: '0123456789abcdef', sampled: false });
+  });
+
+  it("keeps a refused request in its caller's trace, unsampled", () => {
+    const callerBudget = budget();
+    const decisions = Array.from({ length: 100 }, () =>
+      decideRequestTrace({ 'sentry-trace': sentryTrace('-1') }, RATE, undefined, callerBudget),
+    );
+    const refused = decisions.find((decision) => !decision.isSampled);
+    expect(refused?.propagation).toMatchObject({ traceId, parentSpanId: '0123456789abcdef', sampled: false });
+  });
+
+  it('follows every sampled caller of honest traffic: pages sampled at the rate, each with its later requests', () => {
+    const callerBudget = budget();
+    // Of every ten pages one is sampled, and each page makes five requests after its own.
+    const decisions = Array.from({ length: 6_000 }, (_, request) => {
+      const page = Math.floor(request / 6);
+      const isPageRequest = request % 6 === 0;
+      const flag = isPageRequest ? '' : page % 10 === 0 ? '-1' : '-0';
+      return decideRequestTrace(
+        isPageRequest ? {} : { 'sentry-trace': sentryTrace(flag) },
+        RATE,
+        undefined,
+        callerBudget,
+      );
+    });
+    const callerSampled = decisions.filter((_, request) => request % 6 !== 0 && Math.floor(request / 6) % 10 === 0);
+    expect(callerSampled).toHaveLength(500);
+    expect(sampledCount(callerSampled)).toBe(500);
+    expect(console.warn).not.toHaveBeenCalled();
+  });
+
+  it('leaves the traces it starts itself to the rate alone', () => {
+    const callerBudget = budget();
+    // Each under the rate: the budget would have stopped at about 220 of them.
+    const fresh = withRandomDrawn(0.05, () =>
+      Array.from({ length: 1_000 }, () => decideRequestTrace({}, RATE, undefined, callerBudget)),
+    );
+    expect(sampledCount(fresh)).toBe(1_000);
   });
 });

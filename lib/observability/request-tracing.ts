@@ -9,6 +9,7 @@ import {
   shouldContinueTrace,
 } from '@sentry/core';
 import { gateNextTracing } from '@/lib/framework-internals.mjs';
+import type { CallerSamplingBudget } from '@/lib/observability/caller-sampling-budget';
 import { freshTrace, withRequestScopes } from '@/lib/observability/request-scopes';
 import { isUntracedTarget } from '@/lib/observability/untraced-requests';
 import { isRequestTraced, runTraced } from '@/lib/server/seam.mjs';
@@ -47,14 +48,17 @@ type RequestTrace = { isSampled: boolean; propagation: PropagationContext };
  * continued. The propagation context keeps the decision and the trace it was made for: the
  * request's scope starts with it when it is first read (withRequestScopes), the server's root span
  * starts in that trace (lib/observability/server-tracing.ts), and an unsampled request's page tells
- * the browser not to sample it either. Reads no scope: a request nothing reads the scope of, such as
- * an unsampled static page, forks none.
+ * the browser not to sample it either. With `callerBudget`, a continued trace is sampled only
+ * within it (lib/observability/caller-sampling-budget.ts). Reads no scope: a request nothing reads
+ * the scope of, such as an unsampled static page, forks none.
  */
 export function decideRequestTrace(
   headers: IncomingHttpHeaders,
   sampleRate: number,
   client: Client | undefined,
+  callerBudget?: CallerSamplingBudget,
 ): RequestTrace {
+  callerBudget?.countRequest();
   const sentryTrace = firstHeaderValue(headers['sentry-trace']);
   const baggage = firstHeaderValue(headers.baggage);
   // Draws the trace's random number when the caller sent none (or one that is not a number).
@@ -70,7 +74,9 @@ export function decideRequestTrace(
       : undefined;
   const callerDecision = continued?.sampled ?? decisionInBaggage(continued?.dsc);
   const propagation = continued ?? freshTrace();
-  const isSampled = propagation.sampleRand < (callerDecision === undefined ? sampleRate : Number(callerDecision));
+  const isSampled =
+    propagation.sampleRand < (callerDecision === undefined ? sampleRate : Number(callerDecision)) &&
+    (continued === undefined || callerBudget === undefined || callerBudget.maySample());
   return { isSampled, propagation: { ...propagation, sampled: isSampled } };
 }
 
@@ -84,22 +90,27 @@ export function traceIfSampled<T>(
   sampleRate: number,
   client: Client | undefined,
   work: () => T,
+  callerBudget?: CallerSamplingBudget,
 ): T {
-  const { isSampled, propagation } = decideRequestTrace(headers, sampleRate, client);
+  const { isSampled, propagation } = decideRequestTrace(headers, sampleRate, client, callerBudget);
   return withRequestScopes(isSampled ? () => runTraced(work) : work, propagation);
 }
 
 /**
  * How server.mjs runs a request it hands over, with tracing on: a probe's is never traced, whatever
- * its caller decided (lib/observability/untraced-requests.ts), any other as traceIfSampled decides.
+ * its caller decided (lib/observability/untraced-requests.ts), any other as traceIfSampled decides,
+ * its caller's sampled trace within `callerBudget`.
  */
 export function isolateRequest<T>(
   request: Pick<IncomingMessage, 'url' | 'headers'>,
   sampleRate: number,
   client: Client | undefined,
+  callerBudget: CallerSamplingBudget,
   work: () => T,
 ): T {
-  if (!isUntracedTarget(request.url ?? '/')) return traceIfSampled(request.headers, sampleRate, client, work);
+  if (!isUntracedTarget(request.url ?? '/')) {
+    return traceIfSampled(request.headers, sampleRate, client, work, callerBudget);
+  }
   // In its caller's trace, as any unsampled request: its events, and any request it makes, say
   // the trace is not sampled, so that nothing downstream samples it either.
   const { propagation } = decideRequestTrace(request.headers, 0, client);

@@ -1,6 +1,7 @@
 import 'server-only';
 import { captureException, getClient } from '@sentry/core';
 import { env, isProduction } from '@/lib/env';
+import { CallerSamplingBudget } from '@/lib/observability/caller-sampling-budget';
 import { startRequestScopes, withRequestScopes } from '@/lib/observability/request-scopes';
 import { isolateRequest, startRequestTracing } from '@/lib/observability/request-tracing';
 import { serverReportingSettings } from '@/lib/observability/server-options';
@@ -31,7 +32,8 @@ function startRequestIsolation(sampleRate: number): AppServer['isolate'] {
   startRequestScopes();
   if (!isProduction || sampleRate <= 0) return (_request, work) => withRequestScopes(work);
   startRequestTracing();
-  return (request, work) => isolateRequest(request, sampleRate, client, work);
+  const callerBudget = new CallerSamplingBudget(sampleRate);
+  return (request, work) => isolateRequest(request, sampleRate, client, callerBudget, work);
 }
 
 /**

@@ -1,0 +1,61 @@
+import 'server-only';
+
+// Our browser SDK samples page loads at the server's rate, and a sampled page's later requests
+// (its navigations, prefetches and actions) follow its decision: twice the rate's share leaves
+// honest traffic room for a run of sampled pages. The floor and the burst are for a quiet server,
+// where one sampled page's requests come in a handful at once.
+const SHARE_OF_RATE = 2;
+const FLOOR_PER_SECOND = 10;
+const BURST = 20;
+// A flood refused goes on for as long as the caller likes: one line a minute says it is going on.
+const REPORT_EVERY_MS = 60_000;
+
+/**
+ * How many sampled traces callers may have this server continue. Sentry's SDKs follow a caller's
+ * decision (`sentry-trace: …-1`, `sentry-sampled=true`, or a `sentry-sample_rand` under the rate),
+ * so without a bound any client could have every request it sends traced: each costs the server
+ * about twice an unsampled one (docs/performance.md) and spends the project's quota. A token
+ * bucket: every request decided earns twice the rate's share of a token and the clock ten a
+ * second, up to twenty; each continued trace that would be sampled takes one. Past that, it is not
+ * sampled, and stays in its caller's trace, so its errors still join it.
+ */
+export class CallerSamplingBudget {
+  readonly #earnedPerRequest: number;
+  readonly #now: () => number;
+  #tokens = BURST;
+  #updatedAt: number;
+  #refusedUnreported = 0;
+  #reportedAt = Number.NEGATIVE_INFINITY;
+
+  // Monotonic: a wall clock set back would otherwise hold the budget back as long.
+  constructor(sampleRate: number, now: () => number = () => performance.now()) {
+    this.#earnedPerRequest = SHARE_OF_RATE * sampleRate;
+    this.#now = now;
+    this.#updatedAt = now();
+  }
+
+  /** Counts a request whose trace the server decides, which earns its share of the budget. */
+  countRequest(): void {
+    this.#tokens = Math.min(BURST, this.#tokens + this.#earnedPerRequest);
+  }
+
+  /** Whether a trace continued from a caller may be sampled as it would be; takes its token if so. */
+  maySample(): boolean {
+    const now = this.#now();
+    this.#tokens = Math.min(BURST, this.#tokens + (Math.max(0, now - this.#updatedAt) / 1000) * FLOOR_PER_SECOND);
+    this.#updatedAt = now;
+    if (this.#tokens >= 1) {
+      this.#tokens -= 1;
+      return true;
+    }
+    this.#refusedUnreported += 1;
+    if (now - this.#reportedAt >= REPORT_EVERY_MS) {
+      console.warn(
+        `Tracing: callers asked for more sampled traces than twice the rate allows; ${this.#refusedUnreported} continued unsampled since the last such line`,
+      );
+      this.#refusedUnreported = 0;
+      this.#reportedAt = now;
+    }
+    return false;
+  }
+}
