@@ -54,6 +54,9 @@ const SHUTDOWN_TIMEOUT_MS = 10_000;
 // How long Next may take to run the instrumentation hook before the server gives up, rather than
 // hang.
 const HOOK_TIMEOUT_MS = 30_000;
+// How long an answer may wait on a client that takes none of it (see closeIfStalled). Node checks
+// a write still pending once more before it calls the connection quiet: 15 to 30 s in all.
+const SEND_TIMEOUT_MS = 15_000;
 
 /**
  * What `work` settled with, or `fallback` when it has not settled within `timeoutMs`.
@@ -258,6 +261,18 @@ function hasRoutableTarget(request) {
   }
 }
 
+/**
+ * Node gives an answer no time limit: a client that stops reading (on purpose, or gone without a
+ * word) would hold its connection, and the answer's rest in memory, for good, and enough of them
+ * every connection the host can open. Called when a connection has been quiet for SEND_TIMEOUT_MS
+ * while a request was on it: closed if bytes of the answer are waiting on the client, as nginx's
+ * `send_timeout` does; left alone if the answer is still being worked on (nothing waits to go out).
+ * @this {import('node:http').ServerResponse}
+ */
+function closeIfStalled() {
+  if ((this.socket?.writableLength ?? 0) > 0) this.socket?.destroy();
+}
+
 let isShuttingDown = false;
 // A client gets 10 s for its request's headers and 30 s for the whole request (Node's defaults:
 // 60 s and 300 s, long enough for a few hundred slow clients to hold every connection). The tunnel
@@ -268,6 +283,8 @@ const server = createServer(
   { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 },
   (request, response) =>
     runWithClientAddress(request.socket.remoteAddress ?? 'unknown', () => {
+      // After the answer, Node's keep-alive timeout takes the connection's quiet time over.
+      response.setTimeout(SEND_TIMEOUT_MS, closeIfStalled);
       if (isShuttingDown) {
         response.setHeader('connection', 'close');
       }

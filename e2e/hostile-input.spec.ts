@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
-import { rawRequest, upgradeRequest } from './support/raw-http';
+import { answersAfterPause, rawRequest, upgradeRequest } from './support/raw-http';
 import { APP_URL, SENTRY_DSN } from './support/servers';
 
 // Hostile requests against the production server, each with the answer we document. None may get
@@ -266,6 +266,21 @@ test("a static file's conditions that hold are answered as Next answers them, an
   // A fresh copy makes the range moot: Next answers 304 before it reads the range.
   const fresh = await request.get('/robots.txt', { headers: { range: 'bytes=999-1000', 'if-none-match': etag } });
   expect(fresh.status()).toBe(304);
+});
+
+test('a client that takes none of its answers for 15 to 30 s has its connection closed, and one that reads again sooner gets every answer', async ({
+  request,
+}) => {
+  test.setTimeout(90_000);
+  // More than the kernel's buffers on both ends take, so that the server has bytes waiting on the client.
+  const pageBytes = (await (await request.get('/')).body()).length;
+  const count = Math.ceil(16_000_000 / pageBytes);
+  const [stalled, paused] = await Promise.all([
+    answersAfterPause('/', count, 40_000),
+    answersAfterPause('/', count, 5_000),
+  ]);
+  expect(paused).toBe(count);
+  expect(stalled).toBeLessThan(count);
 });
 
 test('a static file asked for with another method than GET or HEAD gets 405 with what it allows, and our headers', async ({

@@ -53,3 +53,33 @@ export async function upgradeRequest(path: string): Promise<string | undefined> 
     socket.destroy();
   }
 }
+
+/**
+ * Sends `count` GETs of `path` on one connection at once (pipelined, as HTTP/1.1 allows), takes
+ * nothing of the answers for `pauseMs`, then reads: how many answers came before the connection
+ * ended, or all of them.
+ */
+export async function answersAfterPause(path: string, count: number, pauseMs: number): Promise<number> {
+  const socket = await connectionToApp();
+  const { host } = new URL(APP_URL);
+  const statusLine = 'HTTP/1.1 200 OK\r\n';
+  try {
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`.repeat(count));
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    return await new Promise((resolve) => {
+      let answers = 0;
+      // The end of the last chunk, for a status line split between two.
+      let tail = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (data: string) => {
+        const text = tail + data;
+        answers += text.split(statusLine).length - 1;
+        tail = text.slice(-(statusLine.length - 1));
+        if (answers === count) resolve(answers);
+      });
+      for (const ending of ['end', 'close', 'error']) socket.on(ending, () => resolve(answers));
+    });
+  } finally {
+    socket.destroy();
+  }
+}
