@@ -1,12 +1,13 @@
 import 'server-only';
 
-// Our browser SDK samples page loads at the server's rate, and a sampled page's later requests
-// (its navigations, prefetches and actions) follow its decision: twice the rate's share leaves
-// honest traffic room for a run of sampled pages. The floor and the burst are for a quiet server,
-// where one sampled page's requests come in a handful at once.
+// Our browser SDK samples page loads at the server's rate, and a sampled page's own requests (its
+// prefetches, one a segment of each link it shows, its data fetches and actions) follow its
+// decision until the next navigation, which draws again: twice the rate's share leaves honest
+// traffic room for a run of sampled pages. The floor and the burst are for a quiet server, where
+// a sampled page's prefetches, several dozen, come at once.
 const SHARE_OF_RATE = 2;
 const FLOOR_PER_SECOND = 10;
-const BURST = 20;
+const BURST = 100;
 // A flood refused goes on for as long as the caller likes: one line a minute says it is going on.
 const REPORT_EVERY_MS = 60_000;
 
@@ -14,10 +15,12 @@ const REPORT_EVERY_MS = 60_000;
  * How many sampled traces callers may have this server continue. Sentry's SDKs follow a caller's
  * decision (`sentry-trace: …-1`, `sentry-sampled=true`, or a `sentry-sample_rand` under the rate),
  * so without a bound any client could have every request it sends traced: each costs the server
- * about twice an unsampled one (docs/performance.md) and spends the project's quota. A token
+ * more than an unsampled one (docs/performance.md) and spends the project's quota. A token
  * bucket: every request decided earns twice the rate's share of a token and the clock ten a
- * second, up to twenty; each continued trace that would be sampled takes one. Past that, it is not
- * sampled, and stays in its caller's trace, so its errors still join it.
+ * second, up to a hundred; each continued trace that would be sampled takes one. Past that, it is
+ * not sampled, and stays in its caller's trace, so its errors still join it. One budget for the
+ * server, not one per client: behind a load balancer every client has its address, and a share
+ * per client would let a flood from many addresses through.
  */
 export class CallerSamplingBudget {
   readonly #earnedPerRequest: number;
@@ -51,7 +54,7 @@ export class CallerSamplingBudget {
     this.#refusedUnreported += 1;
     if (now - this.#reportedAt >= REPORT_EVERY_MS) {
       console.warn(
-        `Tracing: callers asked for more sampled traces than twice the rate allows; ${this.#refusedUnreported} continued unsampled since the last such line`,
+        `Tracing: callers asked for more sampled traces than the budget allows (twice the rate's share of requests, ${FLOOR_PER_SECOND} a second); ${this.#refusedUnreported} continued unsampled since the last such line or the start`,
       );
       this.#refusedUnreported = 0;
       this.#reportedAt = now;

@@ -93,11 +93,11 @@ describe('scopes for each request, forked when read', () => {
         { url: '/api/health', headers: sampled },
         0.1,
         Sentry.getClient(),
-        new CallerSamplingBudget(0.1),
         async () => {
           await tick();
           return Sentry.getCurrentScope().getPropagationContext();
         },
+        new CallerSamplingBudget(0.1),
       ),
     );
     expect(propagation).toMatchObject({ traceId: callerTrace, parentSpanId: '0123456789abcdef', sampled: false });

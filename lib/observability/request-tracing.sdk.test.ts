@@ -138,8 +138,12 @@ describe("Next's spans, per request", () => {
     const sampled = { 'sentry-trace': sentryTrace('-1') };
     const nextTraces = (url: string) =>
       runWithClientAddress('127.0.0.1', () =>
-        isolateRequest({ url, headers: sampled }, 1, Sentry.getClient(), new CallerSamplingBudget(1), () =>
-          nextTracer().isOpenTelemetryEnabled(),
+        isolateRequest(
+          { url, headers: sampled },
+          1,
+          Sentry.getClient(),
+          () => nextTracer().isOpenTelemetryEnabled(),
+          new CallerSamplingBudget(1),
         ),
       );
     expect(nextTraces('/api/health')).toBe(false);
@@ -152,21 +156,21 @@ describe("Next's spans, per request", () => {
     startRequestTracing();
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const callerBudget = new CallerSamplingBudget(RATE, () => 0);
-    const traced = Array.from({ length: 200 }, () =>
+    const traced = Array.from({ length: 400 }, () =>
       runWithClientAddress('127.0.0.1', () =>
         isolateRequest(
           { url: '/status', headers: { 'sentry-trace': sentryTrace('-1') } },
           RATE,
           Sentry.getClient(),
-          callerBudget,
           () => nextTracer().isOpenTelemetryEnabled(),
+          callerBudget,
         ),
       ),
     ).filter(Boolean).length;
     expect(warn).toHaveBeenCalledTimes(1);
     warn.mockRestore();
-    // Twenty at once and 0.2 of a token a request: 60 of 200 at most, where all 200 would have been.
-    expect(traced).toBeGreaterThanOrEqual(55);
-    expect(traced).toBeLessThanOrEqual(60);
+    // A hundred at once and 0.2 of a token a request: 180 of 400 at most, where all 400 would have been.
+    expect(traced).toBeGreaterThanOrEqual(175);
+    expect(traced).toBeLessThanOrEqual(180);
   });
 });

@@ -77,6 +77,8 @@ export function decideRequestTrace(
   const isSampled =
     propagation.sampleRand < (callerDecision === undefined ? sampleRate : Number(callerDecision)) &&
     (continued === undefined || callerBudget === undefined || callerBudget.maySample());
+  // A caller's baggage stays as it came, frozen, as the SDK keeps it when its sampler overrides a
+  // sampled caller: `sentry-trace`'s flag, which every SDK reads first, says what was decided here.
   return { isSampled, propagation: { ...propagation, sampled: isSampled } };
 }
 
@@ -105,8 +107,8 @@ export function isolateRequest<T>(
   request: Pick<IncomingMessage, 'url' | 'headers'>,
   sampleRate: number,
   client: Client | undefined,
-  callerBudget: CallerSamplingBudget,
   work: () => T,
+  callerBudget: CallerSamplingBudget,
 ): T {
   if (!isUntracedTarget(request.url ?? '/')) {
     return traceIfSampled(request.headers, sampleRate, client, work, callerBudget);

@@ -33,7 +33,7 @@ function startRequestIsolation(sampleRate: number): AppServer['isolate'] {
   if (!isProduction || sampleRate <= 0) return (_request, work) => withRequestScopes(work);
   startRequestTracing();
   const callerBudget = new CallerSamplingBudget(sampleRate);
-  return (request, work) => isolateRequest(request, sampleRate, client, callerBudget, work);
+  return (request, work) => isolateRequest(request, sampleRate, client, work, callerBudget);
 }
 
 /**
