@@ -55,8 +55,9 @@ const SHUTDOWN_TIMEOUT_MS = 10_000;
 // hang.
 const HOOK_TIMEOUT_MS = 30_000;
 // How long an answer may wait on a client that takes none of it (see closeIfStalled). Node checks
-// a write still pending once more before it calls the connection quiet: 15 to 30 s in all.
-const SEND_TIMEOUT_MS = 15_000;
+// a write still pending once more before it calls the connection quiet: 30 to 60 s in all, the
+// 60 s of nginx's `send_timeout` at most, for a phone on a link that stalls a while.
+const SEND_TIMEOUT_MS = 30_000;
 
 /**
  * What `work` settled with, or `fallback` when it has not settled within `timeoutMs`.

@@ -56,15 +56,22 @@ export async function upgradeRequest(path: string): Promise<string | undefined> 
 
 /**
  * Sends `count` GETs of `path` on one connection at once (pipelined, as HTTP/1.1 allows), takes
- * nothing of the answers for `pauseMs`, then reads: how many answers came before the connection
- * ended, or all of them.
+ * nothing of the answers for `pauseMs`, then reads for up to 30 s: how many answers came before
+ * the connection ended, all of them, or as many as came in that time.
  */
-export async function answersAfterPause(path: string, count: number, pauseMs: number): Promise<number> {
+export async function answersAfterPause(
+  path: string,
+  count: number,
+  pauseMs: number,
+  headers: Record<string, string> = {},
+): Promise<number> {
   const socket = await connectionToApp();
   const { host } = new URL(APP_URL);
   const statusLine = 'HTTP/1.1 200 OK\r\n';
+  const head = Object.entries({ host, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
+  let deadline: NodeJS.Timeout | undefined;
   try {
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`.repeat(count));
+    socket.write(`GET ${path} HTTP/1.1\r\n${head.join('')}\r\n`.repeat(count));
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
     return await new Promise((resolve) => {
       let answers = 0;
@@ -78,8 +85,10 @@ export async function answersAfterPause(path: string, count: number, pauseMs: nu
         if (answers === count) resolve(answers);
       });
       for (const ending of ['end', 'close', 'error']) socket.on(ending, () => resolve(answers));
+      deadline = setTimeout(() => resolve(answers), 30_000);
     });
   } finally {
+    clearTimeout(deadline);
     socket.destroy();
   }
 }
