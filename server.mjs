@@ -274,6 +274,29 @@ function closeIfStalled() {
   if ((this.socket?.writableLength ?? 0) > 0) this.socket?.destroy();
 }
 
+// HTTP/1.1 lets a client send requests ahead on one connection (pipelining), each answered in its
+// turn. Node starts every one it has read at once: a few kilobytes of requests start as many
+// renders, each held in memory until its turn (docs/reliability.md). No browser pipelines.
+const MAX_QUEUED_PER_CONNECTION = 64;
+/** @type {WeakMap<import('node:net').Socket, number>} */
+const queuedRequests = new WeakMap();
+
+/**
+ * Whether a request waits behind more answers on its connection than a client may queue: such a
+ * request gets 503, and the connection closes after it. Node gives a response its connection once
+ * the answers before it are done; until then it has none.
+ * @param {import('node:http').IncomingMessage} request
+ * @param {import('node:http').ServerResponse} response
+ */
+function isQueuedTooDeep(request, response) {
+  if (response.socket !== null) return false;
+  const { socket } = request;
+  const queued = (queuedRequests.get(socket) ?? 0) + 1;
+  queuedRequests.set(socket, queued);
+  response.once('close', () => queuedRequests.set(socket, (queuedRequests.get(socket) ?? 1) - 1));
+  return queued > MAX_QUEUED_PER_CONNECTION;
+}
+
 let isShuttingDown = false;
 // A client gets 10 s for its request's headers and 30 s for the whole request (Node's defaults:
 // 60 s and 300 s, long enough for a few hundred slow clients to hold every connection). The tunnel
@@ -288,6 +311,16 @@ const server = createServer(
       response.setTimeout(SEND_TIMEOUT_MS, closeIfStalled);
       if (isShuttingDown) {
         response.setHeader('connection', 'close');
+      }
+      if (isQueuedTooDeep(request, response)) {
+        response.setHeader('connection', 'close');
+        void send(
+          response,
+          app.refuse(503, `More than ${MAX_QUEUED_PER_CONNECTION} requests wait on this connection`, {
+            'retry-after': '1',
+          }),
+        );
+        return;
       }
       if (!hasRoutableTarget(request)) {
         // `OPTIONS *` asks what the server as a whole takes.

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { errorEnvelope } from './support/envelopes';
 import { expect, test } from './support/fixtures';
-import { answersAfterPause, rawRequest, upgradeRequest } from './support/raw-http';
+import { answersAfterPause, pipelinedAnswers, rawRequest, upgradeRequest } from './support/raw-http';
 import { APP_URL, SENTRY_DSN } from './support/servers';
 
 // Hostile requests against the production server, each with the answer we document. None may get
@@ -278,9 +278,13 @@ test('a client that takes none of its answers for 30 to 60 s has its connection 
   const sizes = await Promise.all(scripts.map(async (src) => (await (await request.get(src)).body()).length));
   const largest = Math.max(...sizes);
   const script = scripts[sizes.indexOf(largest)] ?? '';
-  // Twice what the kernel's buffers on both ends can hold, however this host tunes them.
-  const bufferMax = (name: string) => Number(readFileSync(`/proc/sys/net/ipv4/${name}`, 'utf8').trim().split(/\s+/)[2]);
-  const count = Math.ceil((2 * (bufferMax('tcp_wmem') + bufferMax('tcp_rmem'))) / largest);
+  // Twice what the kernel's buffers can hold: the server's as far as this host lets them grow, the
+  // client's as it starts (it grows only as the client reads). Within what one connection may queue.
+  const buffer = (name: string, field: number) =>
+    Number(readFileSync(`/proc/sys/net/ipv4/${name}`, 'utf8').trim().split(/\s+/)[field]);
+  const buffers = buffer('tcp_wmem', 2) + buffer('tcp_rmem', 1);
+  const count = Math.ceil((2 * buffers) / largest);
+  expect(count, 'answers one connection may queue, enough to fill the buffers').toBeLessThanOrEqual(65);
   // Unsampled, so that the sink gets no transaction for each.
   const unsampled = { 'sentry-trace': `${'1'.repeat(32)}-${'2'.repeat(16)}-0` };
   const [stalled, paused] = await Promise.all([
@@ -289,6 +293,22 @@ test('a client that takes none of its answers for 30 to 60 s has its connection 
   ]);
   expect(paused).toBe(count);
   expect(stalled).toBeLessThan(count);
+});
+
+test('a client that queues more than 64 requests on one connection gets 503 for the next, and the connection closes after it', async () => {
+  // Unsampled, so that the sink gets no transaction for each.
+  const answers = await pipelinedAnswers('/status', 200, { 'sentry-trace': `${'1'.repeat(32)}-${'2'.repeat(16)}-0` });
+  const statuses = answers.map((answer) => answer.match(/^HTTP\/1\.1 (\d{3})/)?.[1]);
+  // Node may read the requests in more than one go, and answers that ended meanwhile leave room.
+  expect(statuses.length).toBeGreaterThan(65);
+  expect(statuses.length).toBeLessThan(200);
+  expect(statuses.slice(0, -1).every((status) => status === '200')).toBe(true);
+  const refused = answers.at(-1) ?? '';
+  expect(refused).toMatch(/^HTTP\/1\.1 503 /);
+  expect(refused).toMatch(/^retry-after: 1$/im);
+  expect(refused).toMatch(/^connection: close$/im);
+  expect(refused).toMatch(/^x-content-type-options: nosniff$/im);
+  expect(refused).toContain('More than 64 requests wait on this connection');
 });
 
 test('a static file asked for with another method than GET or HEAD gets 405 with what it allows, and our headers', async ({

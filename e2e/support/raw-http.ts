@@ -92,3 +92,35 @@ export async function answersAfterPause(
     socket.destroy();
   }
 }
+
+/**
+ * Sends `count` GETs of `path` on one connection at once (pipelined) and reads until the server
+ * closes it, or for up to 30 s: each answer's head and body as it came, in order.
+ */
+export async function pipelinedAnswers(
+  path: string,
+  count: number,
+  headers: Record<string, string> = {},
+): Promise<string[]> {
+  const socket = await connectionToApp();
+  const { host } = new URL(APP_URL);
+  const head = Object.entries({ host, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
+  let deadline: NodeJS.Timeout | undefined;
+  try {
+    const received = await new Promise<string>((resolve) => {
+      let text = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (data: string) => {
+        text += data;
+      });
+      for (const ending of ['end', 'close', 'error']) socket.on(ending, () => resolve(text));
+      deadline = setTimeout(() => resolve(text), 30_000);
+      socket.write(`GET ${path} HTTP/1.1\r\n${head.join('')}\r\n`.repeat(count));
+    });
+    // Each answer starts with its status line (a page's body holds none).
+    return received.split(/(?=HTTP\/1\.1 \d{3} )/).filter((answer) => answer !== '');
+  } finally {
+    clearTimeout(deadline);
+    socket.destroy();
+  }
+}
