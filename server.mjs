@@ -275,26 +275,35 @@ function closeIfStalled() {
 }
 
 // HTTP/1.1 lets a client send requests ahead on one connection (pipelining), each answered in its
-// turn. Node starts every one it has read at once: a few kilobytes of requests start as many
-// renders, each held in memory until its turn (docs/reliability.md). No browser pipelines.
+// turn. Node starts every one it has read at once, and pauses reading only once answers wait to go
+// out, which renders still running do not: a few kilobytes of requests start as many renders,
+// each held in memory until its turn (docs/reliability.md). No browser pipelines.
 const MAX_QUEUED_PER_CONNECTION = 64;
-/** @type {WeakMap<import('node:net').Socket, number>} */
+/**
+ * Each connection's requests behind the first still unanswered; Infinity once one was refused.
+ * @type {WeakMap<import('node:net').Socket, number>}
+ */
 const queuedRequests = new WeakMap();
 
 /**
- * Whether a request waits behind more answers on its connection than a client may queue: such a
- * request gets 503, and the connection closes after it. Node gives a response its connection once
- * the answers before it are done; until then it has none.
+ * Counts a request that waits behind another answer on its connection, and says whether the
+ * connection may queue it. Node gives a response its connection once the answers before it are
+ * done; until then it has none. Once one is refused, so is every later one: the connection closes
+ * after the refusal, and nothing rendered for them would be sent.
  * @param {import('node:http').IncomingMessage} request
  * @param {import('node:http').ServerResponse} response
  */
-function isQueuedTooDeep(request, response) {
-  if (response.socket !== null) return false;
+function admitToQueue(request, response) {
+  if (response.socket !== null) return true;
   const { socket } = request;
   const queued = (queuedRequests.get(socket) ?? 0) + 1;
+  if (queued > MAX_QUEUED_PER_CONNECTION) {
+    queuedRequests.set(socket, Number.POSITIVE_INFINITY);
+    return false;
+  }
   queuedRequests.set(socket, queued);
   response.once('close', () => queuedRequests.set(socket, (queuedRequests.get(socket) ?? 1) - 1));
-  return queued > MAX_QUEUED_PER_CONNECTION;
+  return true;
 }
 
 let isShuttingDown = false;
@@ -312,11 +321,11 @@ const server = createServer(
       if (isShuttingDown) {
         response.setHeader('connection', 'close');
       }
-      if (isQueuedTooDeep(request, response)) {
+      if (!admitToQueue(request, response)) {
         response.setHeader('connection', 'close');
         void send(
           response,
-          app.refuse(503, `More than ${MAX_QUEUED_PER_CONNECTION} requests wait on this connection`, {
+          app.refuse(429, `More than ${MAX_QUEUED_PER_CONNECTION} requests wait on this connection`, {
             'retry-after': '1',
           }),
         );

@@ -284,7 +284,8 @@ test('a client that takes none of its answers for 30 to 60 s has its connection 
     Number(readFileSync(`/proc/sys/net/ipv4/${name}`, 'utf8').trim().split(/\s+/)[field]);
   const buffers = buffer('tcp_wmem', 2) + buffer('tcp_rmem', 1);
   const count = Math.ceil((2 * buffers) / largest);
-  expect(count, 'answers one connection may queue, enough to fill the buffers').toBeLessThanOrEqual(65);
+  // The first answer and the 64 a connection may queue behind it.
+  test.skip(count > 65, `this host's TCP buffers take more than 65 of the largest script (${largest} bytes)`);
   // Unsampled, so that the sink gets no transaction for each.
   const unsampled = { 'sentry-trace': `${'1'.repeat(32)}-${'2'.repeat(16)}-0` };
   const [stalled, paused] = await Promise.all([
@@ -295,16 +296,17 @@ test('a client that takes none of its answers for 30 to 60 s has its connection 
   expect(stalled).toBeLessThan(count);
 });
 
-test('a client that queues more than 64 requests on one connection gets 503 for the next, and the connection closes after it', async () => {
+test('a client that queues more than 64 requests on one connection gets 429 for the next, and the connection closes after it', async () => {
   // Unsampled, so that the sink gets no transaction for each.
   const answers = await pipelinedAnswers('/status', 200, { 'sentry-trace': `${'1'.repeat(32)}-${'2'.repeat(16)}-0` });
   const statuses = answers.map((answer) => answer.match(/^HTTP\/1\.1 (\d{3})/)?.[1]);
-  // Node may read the requests in more than one go, and answers that ended meanwhile leave room.
-  expect(statuses.length).toBeGreaterThan(65);
+  // The first request, and the 64 the connection may queue behind it, are answered. (Node may read
+  // the requests in more than one go, and answers that ended meanwhile leave room.)
+  expect(statuses.length).toBeGreaterThan(1 + 64);
   expect(statuses.length).toBeLessThan(200);
   expect(statuses.slice(0, -1).every((status) => status === '200')).toBe(true);
   const refused = answers.at(-1) ?? '';
-  expect(refused).toMatch(/^HTTP\/1\.1 503 /);
+  expect(refused).toMatch(/^HTTP\/1\.1 429 /);
   expect(refused).toMatch(/^retry-after: 1$/im);
   expect(refused).toMatch(/^connection: close$/im);
   expect(refused).toMatch(/^x-content-type-options: nosniff$/im);

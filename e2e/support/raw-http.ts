@@ -54,8 +54,15 @@ export async function upgradeRequest(path: string): Promise<string | undefined> 
   }
 }
 
+/** `count` GETs of `path`, one after another as one write (pipelined, as HTTP/1.1 allows). */
+function pipelinedGets(path: string, count: number, headers: Record<string, string>): string {
+  const { host } = new URL(APP_URL);
+  const head = Object.entries({ host, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `GET ${path} HTTP/1.1\r\n${head.join('')}\r\n`.repeat(count);
+}
+
 /**
- * Sends `count` GETs of `path` on one connection at once (pipelined, as HTTP/1.1 allows), takes
+ * Sends `count` GETs of `path` on one connection at once (pipelined), takes
  * nothing of the answers for `pauseMs`, then reads for up to 30 s: how many answers came before
  * the connection ended, all of them, or as many as came in that time.
  */
@@ -66,12 +73,10 @@ export async function answersAfterPause(
   headers: Record<string, string> = {},
 ): Promise<number> {
   const socket = await connectionToApp();
-  const { host } = new URL(APP_URL);
   const statusLine = 'HTTP/1.1 200 OK\r\n';
-  const head = Object.entries({ host, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
   let deadline: NodeJS.Timeout | undefined;
   try {
-    socket.write(`GET ${path} HTTP/1.1\r\n${head.join('')}\r\n`.repeat(count));
+    socket.write(pipelinedGets(path, count, headers));
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
     return await new Promise((resolve) => {
       let answers = 0;
@@ -103,8 +108,6 @@ export async function pipelinedAnswers(
   headers: Record<string, string> = {},
 ): Promise<string[]> {
   const socket = await connectionToApp();
-  const { host } = new URL(APP_URL);
-  const head = Object.entries({ host, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
   let deadline: NodeJS.Timeout | undefined;
   try {
     const received = await new Promise<string>((resolve) => {
@@ -115,10 +118,10 @@ export async function pipelinedAnswers(
       });
       for (const ending of ['end', 'close', 'error']) socket.on(ending, () => resolve(text));
       deadline = setTimeout(() => resolve(text), 30_000);
-      socket.write(`GET ${path} HTTP/1.1\r\n${head.join('')}\r\n`.repeat(count));
+      socket.write(pipelinedGets(path, count, headers));
     });
-    // Each answer starts with its status line (a page's body holds none).
-    return received.split(/(?=HTTP\/1\.1 \d{3} )/).filter((answer) => answer !== '');
+    // Each answer starts with its status line, at the start of a line.
+    return received.split(/(?<=^|\r\n)(?=HTTP\/1\.1 \d{3} )/).filter((answer) => answer !== '');
   } finally {
     clearTimeout(deadline);
     socket.destroy();

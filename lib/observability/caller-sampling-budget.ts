@@ -54,7 +54,7 @@ export class CallerSamplingBudget {
     this.#refusedUnreported += 1;
     if (now - this.#reportedAt >= REPORT_EVERY_MS) {
       console.warn(
-        `Tracing: callers asked for more sampled traces than the budget allows (twice the rate's share of requests, ${FLOOR_PER_SECOND} a second); ${this.#refusedUnreported} continued unsampled since the last such line or the start`,
+        `Tracing: callers asked for more sampled traces than the budget allows (twice the rate's share of requests, ${FLOOR_PER_SECOND} a second, ${BURST} at once); ${this.#refusedUnreported} continued unsampled since the last such line or the start`,
       );
       this.#refusedUnreported = 0;
       this.#reportedAt = now;
