@@ -54,62 +54,24 @@ export async function upgradeRequest(path: string): Promise<string | undefined> 
   }
 }
 
-/** `count` GETs of `path`, one after another as one write (pipelined, as HTTP/1.1 allows). */
-function pipelinedGets(path: string, count: number, headers: Record<string, string>): string {
-  const { host } = new URL(APP_URL);
-  const head = Object.entries({ host, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
-  return `GET ${path} HTTP/1.1\r\n${head.join('')}\r\n`.repeat(count);
-}
-
 /**
- * Sends `count` GETs of `path` on one connection at once (pipelined), takes
- * nothing of the answers for `pauseMs`, then reads for up to 30 s: how many answers came before
- * the connection ended, all of them, or as many as came in that time.
- */
-export async function answersAfterPause(
-  path: string,
-  count: number,
-  pauseMs: number,
-  headers: Record<string, string> = {},
-): Promise<number> {
-  const socket = await connectionToApp();
-  const statusLine = 'HTTP/1.1 200 OK\r\n';
-  let deadline: NodeJS.Timeout | undefined;
-  try {
-    socket.write(pipelinedGets(path, count, headers));
-    await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    return await new Promise((resolve) => {
-      let answers = 0;
-      // The end of the last chunk, for a status line split between two.
-      let tail = '';
-      socket.setEncoding('latin1');
-      socket.on('data', (data: string) => {
-        const text = tail + data;
-        answers += text.split(statusLine).length - 1;
-        tail = text.slice(-(statusLine.length - 1));
-        if (answers === count) resolve(answers);
-      });
-      for (const ending of ['end', 'close', 'error']) socket.on(ending, () => resolve(answers));
-      deadline = setTimeout(() => resolve(answers), 30_000);
-    });
-  } finally {
-    clearTimeout(deadline);
-    socket.destroy();
-  }
-}
-
-/**
- * Sends `count` GETs of `path` on one connection at once (pipelined) and reads until the server
- * closes it, or for up to 30 s: each answer's head and body as it came, in order.
+ * Sends `count` GETs of `path` on one connection at once (pipelined, as HTTP/1.1 allows), takes
+ * nothing of the answers for `pauseMs`, then reads until the server closes the connection (an
+ * idle kept-alive one after its keep-alive timeout), or for up to 30 s: each answer's head and
+ * body as it came, in order.
  */
 export async function pipelinedAnswers(
   path: string,
   count: number,
-  headers: Record<string, string> = {},
+  { headers = {}, pauseMs = 0 }: { headers?: Record<string, string>; pauseMs?: number } = {},
 ): Promise<string[]> {
   const socket = await connectionToApp();
+  const { host } = new URL(APP_URL);
+  const head = Object.entries({ host, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
   let deadline: NodeJS.Timeout | undefined;
   try {
+    socket.write(`GET ${path} HTTP/1.1\r\n${head.join('')}\r\n`.repeat(count));
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
     const received = await new Promise<string>((resolve) => {
       let text = '';
       socket.setEncoding('latin1');
@@ -118,10 +80,10 @@ export async function pipelinedAnswers(
       });
       for (const ending of ['end', 'close', 'error']) socket.on(ending, () => resolve(text));
       deadline = setTimeout(() => resolve(text), 30_000);
-      socket.write(pipelinedGets(path, count, headers));
     });
-    // Each answer starts with its status line, at the start of a line.
-    return received.split(/(?<=^|\r\n)(?=HTTP\/1\.1 \d{3} )/).filter((answer) => answer !== '');
+    // Each answer starts with its status line: right after the one before, whose body need not
+    // end a line (a file sent with its length).
+    return received.split(/(?=HTTP\/1\.1 \d{3} )/).filter((answer) => answer !== '');
   } finally {
     clearTimeout(deadline);
     socket.destroy();
