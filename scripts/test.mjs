@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 const reports = mkdtempSync(join(tmpdir(), 'test-reports-'));
 const vitestReport = join(reports, 'vitest.json');
@@ -37,6 +37,9 @@ let passed = 0;
 let failed = 0;
 /** @type {string[]} */
 const problems = [];
+// Named again under the summary: a CI log's tail then says which test failed, not only which step.
+/** @type {string[]} */
+const failedTests = [];
 
 /**
  * Adds a step's result: its own test counts when it wrote a report, else one check for the step.
@@ -69,6 +72,25 @@ const unitOk = run('npx', [
 ]);
 const unit = readJson(vitestReport);
 count('unit tests', unitOk, unit && { passed: unit.numPassedTests, failed: unit.numFailedTests });
+for (const file of unit?.testResults ?? []) {
+  for (const test of file.assertionResults ?? []) {
+    if (test.status === 'failed') failedTests.push(`${relative(process.cwd(), file.name)} › ${test.fullName}`);
+  }
+}
+
+/**
+ * Each failed test of a Playwright JSON report's suites, as `file:line › title`.
+ * @param {any[]} suites
+ * @returns {string[]}
+ */
+function failedSpecs(suites = []) {
+  return suites.flatMap((suite) => [
+    ...(suite.specs ?? [])
+      .filter((/** @type {any} */ spec) => spec.tests?.some((/** @type {any} */ test) => test.status === 'unexpected'))
+      .map((/** @type {any} */ spec) => `${spec.file}:${spec.line} › ${spec.title}`),
+    ...failedSpecs(suite.suites),
+  ]);
+}
 
 /**
  * One Playwright suite, its tests counted from its JSON report.
@@ -80,8 +102,10 @@ function playwright(name, args) {
   const ok = run('npx', ['playwright', 'test', ...args, '--reporter=list,json'], {
     PLAYWRIGHT_JSON_OUTPUT_NAME: report,
   });
-  const stats = readJson(report)?.stats;
+  const json = readJson(report);
+  const stats = json?.stats;
   count(name, ok, stats && { passed: stats.expected + stats.flaky, failed: stats.unexpected });
+  failedTests.push(...failedSpecs(json?.suites));
 }
 
 // Before anything builds: the dev server starts from its own empty folder, as on a fresh clone.
@@ -100,5 +124,6 @@ if (!existsSync(nginx) && process.env.CI !== 'true') {
 
 rmSync(reports, { recursive: true, force: true });
 if (problems.length > 0) console.log(`\nFailed: ${problems.join(', ')}`);
+for (const test of failedTests) console.log(`  ✘ ${test}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(problems.length > 0 ? 1 : 0);

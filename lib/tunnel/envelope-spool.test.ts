@@ -222,7 +222,8 @@ describe('EnvelopeSpool', () => {
     await vi.waitFor(() => expect(accepted.map(({ message }) => message)).toEqual(behind), { timeout: 5_000 });
     // An outage's backoff would wait half a second or more after the first.
     expect((accepted[3]?.at ?? 0) - (accepted[0]?.at ?? 0)).toBeLessThan(400);
-  });
+    // Three tries a second apart come first.
+  }, 15_000);
 
   it('wakes at once for a new envelope while it waits only on one set aside', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);

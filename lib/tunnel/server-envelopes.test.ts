@@ -167,7 +167,7 @@ describe('the server SDK transport, kept for later', () => {
     isHanging = false;
     isUp = true;
     await expect.poll(() => spool.stats.pending, { timeout: 10_000 }).toBe(pendingBefore);
-  });
+  }, 20_000);
 
   it('at shutdown keeps the errors a hung ingest has not answered, which a flush alone leaves on their way', async () => {
     isHanging = true;
