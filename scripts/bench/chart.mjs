@@ -1,3 +1,4 @@
+// @ts-check
 // The benchmark's chart: one bar per measurement, app / baseline, with the 1.0x line marked, so a
 // reader sees at a glance where the app costs more than a bare Next.js app.
 const ROW_HEIGHT = 22;
@@ -8,13 +9,18 @@ const NEUTRAL = '#5b8def';
 const BETTER = '#3aa57a';
 const WORSE = '#e8833a';
 
+/** @param {string} text */
 const escapeXml = (text) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
+/**
+ * @param {{ metric: string, unit: string, ratio: number }[]} rows
+ * @param {string} date an ISO date and time
+ */
 export function renderChart(rows, date) {
   const top = 48;
   const height = top + rows.length * ROW_HEIGHT + 30;
   const width = LABEL_WIDTH + BAR_WIDTH + 90;
-  const x = (ratio) => LABEL_WIDTH + (Math.min(ratio, MAX_RATIO) / MAX_RATIO) * BAR_WIDTH;
+  const x = (/** @type {number} */ ratio) => LABEL_WIDTH + (Math.min(ratio, MAX_RATIO) / MAX_RATIO) * BAR_WIDTH;
   const bars = rows.map((row, index) => {
     const y = top + index * ROW_HEIGHT;
     const ratio = Number.isFinite(row.ratio) ? row.ratio : 0;

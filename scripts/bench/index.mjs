@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench`: this app against a bare Next.js app with the same pages (bench/baseline/),
 // built and measured side by side in one run, interleaved (A B A B ...), on loopback only.
 // Prints a table, writes bench/results/latest.json and bench/results/latest.svg.
@@ -41,9 +42,22 @@ const CYCLES_PER_ROUND = 4;
 const WARM_UP_SECONDS = 2;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const NOT_FOUND_PATH = '/this-page-does-not-exist';
+/** @typedef {'/' | '/status'} Page */
+/** @type {Page[]} */
 const PAGES = ['/', '/status'];
 
+/**
+ * @typedef {object} Target
+ * @property {string} label
+ * @property {number} port
+ * @property {string} distPath
+ * @property {Record<string, string>} env
+ * @property {string[]} build
+ * @property {string[]} start
+ */
+
 const common = { NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' };
+/** @satisfies {Record<string, Target>} */
 const targets = {
   app: {
     label: 'app',
@@ -88,15 +102,27 @@ const targets = {
   },
 };
 
+/** @typedef {keyof typeof targets} Server */
+
 // Every server the bench starts.
-const SERVERS = Object.keys(targets);
-/** The servers in turn, the order reversed every other time: drift then hits each side alike. */
+const SERVERS = /** @type {Server[]} */ (Object.keys(targets));
+/**
+ * The servers in turn, the order reversed every other time: drift then hits each side alike.
+ * @param {number} index
+ */
 const inTurn = (index) => (index % 2 === 0 ? SERVERS : [...SERVERS].reverse());
 
+/** @param {number} bytes */
 const kb = (bytes) => bytes / 1024;
+/** @param {number} bytes */
 const mb = (bytes) => bytes / 2 ** 20;
+/** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * @param {Target} target
+ * @param {{ clean: boolean }} options
+ */
 function build(target, { clean }) {
   if (clean) rmSync(target.distPath, { recursive: true, force: true });
   const started = performance.now();
@@ -113,6 +139,7 @@ function build(target, { clean }) {
  * This machine's kernel pages out memory unaccessed for a minute (DAMON), the files of a server
  * started minutes earlier among it: how cold each server's files were depended on the order and
  * the gaps of the rounds, and moved its start-up by up to a third (docs/performance.md).
+ * @param {string} dir
  */
 function readIntoPageCache(dir) {
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
@@ -120,7 +147,10 @@ function readIntoPageCache(dir) {
   }
 }
 
-/** Starts a server and measures the time from spawning it to its first 200, its files cached. */
+/**
+ * Starts a server and measures the time from spawning it to its first 200, its files cached.
+ * @param {Target} target
+ */
 async function start(target) {
   readIntoPageCache(join(target.distPath, 'standalone'));
   const started = performance.now();
@@ -134,6 +164,9 @@ async function start(target) {
   return { server, startupMs: performance.now() - started };
 }
 
+/** @typedef {Awaited<ReturnType<typeof start>>} Running */
+
+/** @param {Running} running */
 async function stop({ server }) {
   const exited = new Promise((resolve) => server.child.once('exit', resolve));
   server.child.kill('SIGTERM');
@@ -146,6 +179,7 @@ async function stop({ server }) {
  * page before it serves the next static one, and the first dynamic render turns on Node's
  * async-context tracking for good (Next's own AsyncLocalStorage), which slows every later request:
  * timing `/` first would measure a state no real server stays in (docs/performance.md).
+ * @param {number} port
  */
 async function warmUp(port) {
   let requests = 0;
@@ -158,12 +192,22 @@ async function warmUp(port) {
 // Every timed response's latency in ms, by server and page: a page's p99 is taken over all its
 // bursts together, not as a median of each short burst's own p99, which would hide a tail that
 // falls into a few bursts.
-const latencies = Object.fromEntries(
-  SERVERS.map((name) => [name, Object.fromEntries(PAGES.map((path) => [path, []]))]),
+const latencies = /** @type {Record<Server, Record<Page, number[]>>} */ (
+  Object.fromEntries(
+    SERVERS.map((name) => [name, Object.fromEntries(PAGES.map((path) => [path, /** @type {number[]} */ ([])]))]),
+  )
 );
 
+/**
+ * @param {Server} name
+ * @param {Page} path
+ */
 async function throughput(name, path) {
-  const instance = load({ url: `http://127.0.0.1:${targets[name].port}${path}`, duration: BURST_SECONDS });
+  // Without a callback autocannon returns its instance, an event emitter that is also a promise of the
+  // result; its types know only the promise.
+  const instance = /** @type {import('autocannon').Instance & Promise<import('autocannon').Result>} */ (
+    load({ url: `http://127.0.0.1:${targets[name].port}${path}`, duration: BURST_SECONDS })
+  );
   instance.on('response', (_client, _statusCode, _bytes, responseTimeMs) => latencies[name][path].push(responseTimeMs));
   const result = await instance;
   return {
@@ -188,6 +232,10 @@ const SECURITY_HEADERS = [
 // The app's script sources are per page (hashes or a nonce), the baseline's 'unsafe-inline'.
 const PER_APP_DIRECTIVES = /^(script-src|report-uri) /;
 
+/**
+ * @param {string} name
+ * @param {string | null} value
+ */
 function comparable(name, value) {
   if (name !== 'content-security-policy' || value === null) return value;
   return value
@@ -210,11 +258,15 @@ async function checkSameSecurityHeaders() {
   }
 }
 
-/** The scripts a modern browser loads with the page's HTML: `<script src>`, not `nomodule`. */
+/**
+ * The scripts a modern browser loads with the page's HTML: `<script src>`, not `nomodule`.
+ * @param {number} port
+ * @param {string} path
+ */
 async function firstLoadJs(port, path) {
   const html = await (await fetch(`http://127.0.0.1:${port}${path}`)).text();
   const sources = [...html.matchAll(/<script\b([^>]*)>/g)]
-    .map(([, attributes]) => attributes)
+    .map(([, attributes = '']) => attributes)
     .filter((attributes) => !/\snomodule\b/.test(attributes))
     .map((attributes) => /\ssrc="([^"]+)"/.exec(attributes)?.[1])
     .filter((source) => source !== undefined);
@@ -230,6 +282,13 @@ async function firstLoadJs(port, path) {
   return { scripts: new Set(sources).size, gzip, brotli };
 }
 
+/** @typedef {{ score: number, lcpMs: number, tbtMs: number }} LighthouseRun */
+
+/**
+ * @param {number} port
+ * @param {string} path
+ * @returns {Promise<LighthouseRun>}
+ */
 function lighthouseOnce(port, path) {
   const output = mkdtempSync(join(tmpdir(), 'bench-lighthouse-'));
   const report = join(output, 'report.json');
@@ -269,17 +328,41 @@ function lighthouseOnce(port, path) {
 // Lighthouse now and then fails to record a trace (NO_NAVSTART) whatever the page: run it again.
 const LIGHTHOUSE_ATTEMPTS = 3;
 
+/**
+ * @param {number} port
+ * @param {string} path
+ */
 async function lighthouse(port, path) {
   for (let attempt = 1; ; attempt++) {
     try {
       return await lighthouseOnce(port, path);
     } catch (error) {
       if (attempt === LIGHTHOUSE_ATTEMPTS) throw error;
-      console.log(`  Lighthouse failed on ${port}${path} (${error.message}); again`);
+      console.log(`  Lighthouse failed on ${port}${path} (${/** @type {Error} */ (error).message}); again`);
     }
   }
 }
 
+/** @typedef {Awaited<ReturnType<typeof throughput>>} Burst */
+/** @typedef {typeof NOT_FOUND_PATH} NotFoundPath */
+/** @typedef {Awaited<ReturnType<typeof firstLoadJs>>} FirstLoad */
+
+/**
+ * @typedef {object} Results
+ * @property {string} date
+ * @property {{ node: string, reps: number, lighthouseReps: number }} machine
+ * @property {Record<'clean' | 'cached', Record<'app' | 'baseline', number[]>>} build
+ * @property {Record<Server, number[]>} startupMs
+ * @property {Record<Server, number[]>} idleRss
+ * @property {Record<'app' | 'baseline', number[]>} loadedRss
+ * @property {Record<Server, Record<Page, Burst[]>>} throughput
+ * @property {Record<Server, Record<Page | NotFoundPath, FirstLoad>>} firstLoadJs
+ * @property {Record<'app' | 'baseline', Record<Page, LighthouseRun[]>>} lighthouse
+ * @property {Record<'ours' | 'minimal', Awaited<ReturnType<typeof tunnelThroughput>>[]>} tunnel
+ * @property {{ requests: number, transactions: number }} tracedDelivery
+ */
+
+/** @type {Results} */
 const results = {
   date: new Date().toISOString(),
   machine: { node: process.version, reps: REPS, lighthouseReps: LIGHTHOUSE_REPS },
@@ -292,7 +375,8 @@ const results = {
     baseline: { '/': [], '/status': [] },
     traced: { '/': [], '/status': [] },
   },
-  firstLoadJs: {},
+  // Filled in for every server before anything reads it.
+  firstLoadJs: /** @type {Results['firstLoadJs']} */ ({}),
   lighthouse: { app: { '/': [], '/status': [] }, baseline: { '/': [], '/status': [] } },
   tunnel: { ours: [], minimal: [] },
   // Of the traced server's requests under load, how many reached ingest as transactions: a server
@@ -309,8 +393,8 @@ async function countDeliveredTransactions() {
 try {
   if (SHOULD_BUILD) {
     console.log('# Builds (A B A B), clean then cached');
-    for (const kind of ['clean', 'clean', 'cached', 'cached']) {
-      for (const name of ['app', 'baseline']) {
+    for (const kind of /** @type {const} */ (['clean', 'clean', 'cached', 'cached'])) {
+      for (const name of /** @type {const} */ (['app', 'baseline'])) {
         const seconds = build(targets[name], { clean: kind === 'clean' });
         results.build[kind][name].push(seconds);
         console.log(`  ${name}, ${kind}: ${seconds.toFixed(1)} s`);
@@ -326,12 +410,13 @@ try {
 
   console.log('# Servers: start-up and memory (A B C, C B A), then throughput in bursts (A B C C B A ...)');
   for (let rep = 0; rep < REPS; rep++) {
-    const running = {};
+    // Every server is started before anything reads its entry.
+    const running = /** @type {Record<Server, Running>} */ ({});
     for (const name of inTurn(rep)) {
       running[name] = await start(targets[name]);
       await sleep(2_000);
       results.startupMs[name].push(running[name].startupMs);
-      results.idleRss[name].push(rssOf(running[name].server.child.pid));
+      results.idleRss[name].push(rssOf(/** @type {number} */ (running[name].server.child.pid)));
       console.log(`  ${name} round ${rep + 1}: started in ${running[name].startupMs.toFixed(0)} ms`);
     }
     const transactionsBefore = await countDeliveredTransactions();
@@ -348,7 +433,8 @@ try {
         }
       }
     }
-    for (const name of ['app', 'baseline']) results.loadedRss[name].push(rssOf(running[name].server.child.pid));
+    for (const name of /** @type {const} */ (['app', 'baseline']))
+      results.loadedRss[name].push(rssOf(/** @type {number} */ (running[name].server.child.pid)));
     // Read after the last burst of whichever server went last: the traced server's last
     // transactions may still be on their way.
     await sleep(1_000);
@@ -362,8 +448,8 @@ try {
   const traced = await start(targets.traced);
   await checkSameSecurityHeaders();
   for (const name of SERVERS) {
-    results.firstLoadJs[name] = {};
-    for (const path of ['/', '/status', NOT_FOUND_PATH]) {
+    results.firstLoadJs[name] = /** @type {Results['firstLoadJs'][Server]} */ ({});
+    for (const path of /** @type {const} */ (['/', '/status', NOT_FOUND_PATH])) {
       results.firstLoadJs[name][path] = await firstLoadJs(targets[name].port, path);
     }
   }
@@ -372,7 +458,9 @@ try {
   for (let rep = 0; rep < LIGHTHOUSE_REPS; rep++) {
     for (const path of PAGES) {
       // Which goes first alternates: the second of a pair meets a warmer machine.
-      for (const name of rep % 2 === 0 ? ['app', 'baseline'] : ['baseline', 'app']) {
+      for (const name of rep % 2 === 0
+        ? /** @type {const} */ (['app', 'baseline'])
+        : /** @type {const} */ (['baseline', 'app'])) {
         results.lighthouse[name][path].push(await lighthouse(targets[name].port, path));
       }
     }
@@ -391,65 +479,135 @@ try {
 }
 
 // Medians and ratios.
+/**
+ * @param {Server} name
+ * @param {Page} path
+ */
 const bursts = (name, path) => results.throughput[name][path];
+/**
+ * @param {Server} name
+ * @param {Page} path
+ */
 const perSecond = (name, path) => median(bursts(name, path).map((run) => run.perSecond));
+/**
+ * @param {Server} name
+ * @param {Page} path
+ */
 const p99 = (name, path) => percentile(latencies[name][path], 0.99);
-// Each burst against the baseline's of the same cycle: the bursts line up, one per server a cycle.
+/**
+ * Each burst against the baseline's of the same cycle: the bursts line up, one per server a cycle.
+ * @param {Server} name
+ * @param {Page} path
+ */
 const cycleRatios = (name, path) =>
-  bursts(name, path).map((run, index) => run.perSecond / bursts('baseline', path)[index].perSecond);
+  bursts(name, path).map(
+    (run, index) => run.perSecond / /** @type {Burst} */ (bursts('baseline', path)[index]).perSecond,
+  );
+/**
+ * @param {'app' | 'baseline'} name
+ * @param {Page} path
+ * @param {keyof LighthouseRun} key
+ */
 const lighthouseRuns = (name, path, key) => results.lighthouse[name][path].map((run) => run[key]);
+/**
+ * @param {'app' | 'baseline'} name
+ * @param {Page} path
+ * @param {keyof LighthouseRun} key
+ */
 const lighthouseMedian = (name, path, key) => median(lighthouseRuns(name, path, key));
+/** @typedef {{ min: number, max: number }} Spread */
+/** @param {number[]} values */
 const spread = (values) => ({ min: Math.min(...values), max: Math.max(...values) });
+/**
+ * @param {Server} name
+ * @param {Page} path
+ */
 function throughputOf(name, path) {
   const ratios = cycleRatios(name, path);
   return { perSecond: perSecond(name, path), p99: p99(name, path), ratio: median(ratios), ratioSpread: spread(ratios) };
 }
-// Each start against the baseline's of the same round, as throughput is taken within each cycle: the
-// servers of a round start one after another, so a slow stretch of the machine weighs on both.
+/**
+ * Each start against the baseline's of the same round, as throughput is taken within each cycle: the
+ * servers of a round start one after another, so a slow stretch of the machine weighs on both.
+ * @param {Server} name
+ */
 function startupRatioOf(name) {
-  const ratios = results.startupMs[name].map((ms, round) => ms / results.startupMs.baseline[round]);
+  const ratios = results.startupMs[name].map(
+    (ms, round) => ms / /** @type {number} */ (results.startupMs.baseline[round]),
+  );
   return { ratio: median(ratios), ratioSpread: spread(ratios) };
 }
+/**
+ * @typedef {object} LighthouseSummary
+ * @property {number} score
+ * @property {Spread} scoreSpread
+ * @property {number} lcpMs
+ * @property {number} tbtMs
+ * @property {Spread} tbtSpread
+ */
+
 const summary = {
   firstLoadJs: results.firstLoadJs,
-  throughput: Object.fromEntries(
-    SERVERS.map((name) => [name, Object.fromEntries(PAGES.map((path) => [path, throughputOf(name, path)]))]),
+  throughput: /** @type {Record<Server, Record<Page, ReturnType<typeof throughputOf>>>} */ (
+    Object.fromEntries(
+      SERVERS.map((name) => [name, Object.fromEntries(PAGES.map((path) => [path, throughputOf(name, path)]))]),
+    )
   ),
-  idleRssMb: Object.fromEntries(SERVERS.map((name) => [name, mb(median(results.idleRss[name]))])),
+  idleRssMb: /** @type {Record<Server, number>} */ (
+    Object.fromEntries(SERVERS.map((name) => [name, mb(median(results.idleRss[name]))]))
+  ),
   loadedRssMb: { app: mb(median(results.loadedRss.app)), baseline: mb(median(results.loadedRss.baseline)) },
-  startupMs: Object.fromEntries(SERVERS.map((name) => [name, median(results.startupMs[name])])),
+  startupMs: /** @type {Record<Server, number>} */ (
+    Object.fromEntries(SERVERS.map((name) => [name, median(results.startupMs[name])]))
+  ),
   startupRatio: { app: startupRatioOf('app'), traced: startupRatioOf('traced') },
   buildSeconds: SHOULD_BUILD
-    ? Object.fromEntries(
-        ['clean', 'cached'].map((kind) => [
-          kind,
-          { app: median(results.build[kind].app), baseline: median(results.build[kind].baseline) },
-        ]),
+    ? /** @type {Record<'clean' | 'cached', { app: number, baseline: number }>} */ (
+        Object.fromEntries(
+          /** @type {const} */ (['clean', 'cached']).map((kind) => [
+            kind,
+            { app: median(results.build[kind].app), baseline: median(results.build[kind].baseline) },
+          ]),
+        )
       )
     : undefined,
-  lighthouse: Object.fromEntries(
-    ['app', 'baseline'].map((name) => [
-      name,
-      Object.fromEntries(
-        PAGES.map((path) => [
-          path,
-          {
-            score: lighthouseMedian(name, path, 'score'),
-            scoreSpread: spread(lighthouseRuns(name, path, 'score')),
-            lcpMs: lighthouseMedian(name, path, 'lcpMs'),
-            tbtMs: lighthouseMedian(name, path, 'tbtMs'),
-            tbtSpread: spread(lighthouseRuns(name, path, 'tbtMs')),
-          },
-        ]),
-      ),
-    ]),
+  lighthouse: /** @type {Record<'app' | 'baseline', Record<Page, LighthouseSummary>>} */ (
+    Object.fromEntries(
+      /** @type {const} */ (['app', 'baseline']).map((name) => [
+        name,
+        Object.fromEntries(
+          PAGES.map((path) => [
+            path,
+            {
+              score: lighthouseMedian(name, path, 'score'),
+              scoreSpread: spread(lighthouseRuns(name, path, 'score')),
+              lcpMs: lighthouseMedian(name, path, 'lcpMs'),
+              tbtMs: lighthouseMedian(name, path, 'tbtMs'),
+              tbtSpread: spread(lighthouseRuns(name, path, 'tbtMs')),
+            },
+          ]),
+        ),
+      ]),
+    )
   ),
   tunnel: { ours: summariseRuns(results.tunnel.ours), minimal: summariseRuns(results.tunnel.minimal) },
 };
 
+/** @typedef {{ metric: string, app: number, baseline: number, unit: string, ratio: number, digits: number }} Row */
+
+/** @type {Row[]} */
 const rows = [];
+/** @type {{ name: string, ok: boolean, detail: string }[]} */
 const budgets = [];
-/** A table row; its ratio is the two values', unless one measured within each cycle or round is given. */
+/**
+ * A table row; its ratio is the two values', unless one measured within each cycle or round is given.
+ * @param {string} metric
+ * @param {number} appValue
+ * @param {number} baselineValue
+ * @param {string} unit
+ * @param {number} [digits]
+ * @param {number} [ratio]
+ */
 function row(
   metric,
   appValue,
@@ -461,16 +619,21 @@ function row(
   rows.push({ metric, app: appValue, baseline: baselineValue, unit, ratio, digits });
   return ratio;
 }
+/**
+ * @param {string} name
+ * @param {boolean} ok
+ * @param {string} detail
+ */
 function budget(name, ok, detail) {
   budgets.push({ name, ok, detail });
 }
 
 const js = summary.firstLoadJs;
-for (const path of ['/', '/status', NOT_FOUND_PATH]) {
+for (const path of /** @type {const} */ (['/', '/status', NOT_FOUND_PATH])) {
   row(`first-load JS ${path} (gzip)`, kb(js.app[path].gzip), kb(js.baseline[path].gzip), 'KB');
   row(`first-load JS ${path} (brotli)`, kb(js.app[path].brotli), kb(js.baseline[path].brotli), 'KB');
 }
-for (const name of ['app', 'traced']) {
+for (const name of /** @type {const} */ (['app', 'traced'])) {
   const extraJs = kb(js[name]['/'].gzip - js.baseline['/'].gzip);
   budget(
     `first-load JS of / at most baseline + 5 KB gzip (${targets[name].label})`,
@@ -492,6 +655,7 @@ for (const path of PAGES) {
     traced[path].ratio,
   );
   row(`p99 ${path}, tracing ${RECOMMENDED_TRACES_SAMPLE_RATE}`, traced[path].p99, baseline[path].p99, 'ms', 0);
+  /** @param {Spread} spread */
   const cycles = ({ min, max }) => `cycles ${min.toFixed(2)}-${max.toFixed(2)}`;
   budget(
     `throughput of ${path} at least 0.95x`,
@@ -526,10 +690,10 @@ row(
   'MB',
   0,
 );
-for (const [name, limitMb] of [
+for (const [name, limitMb] of /** @type {const} */ ([
   ['app', 20],
   ['traced', 40],
-]) {
+])) {
   const extraRss = summary.idleRssMb[name] - summary.idleRssMb.baseline;
   budget(
     `idle RSS at most baseline + ${limitMb} MB (${targets[name].label})`,
@@ -540,6 +704,7 @@ for (const [name, limitMb] of [
 
 const { startupRatio } = summary;
 row('start to first 200', summary.startupMs.app, summary.startupMs.baseline, 'ms', 0, startupRatio.app.ratio);
+/** @param {Spread} spread */
 const rounds = ({ min, max }) => `rounds ${min.toFixed(2)}-${max.toFixed(2)}`;
 budget(
   'start to first 200 at most 1.3x',
@@ -563,6 +728,7 @@ if (summary.buildSeconds) {
 
 for (const path of PAGES) {
   const { app, baseline } = summary.lighthouse;
+  /** @param {Spread} spread */
   const range = ({ min, max }, unit = '') => `${min.toFixed(0)}-${max.toFixed(0)}${unit}`;
   row(`Lighthouse score ${path}`, app[path].score, baseline[path].score, '', 0);
   row(`Lighthouse LCP ${path}`, app[path].lcpMs, baseline[path].lcpMs, 'ms', 0);
@@ -608,6 +774,7 @@ const rate = Number(RECOMMENDED_TRACES_SAMPLE_RATE);
 // and a hundredth of the rate more: requests still open as each load stops were sampled too, and
 // autocannon does not count them.
 const deliveryTolerance = 4 * Math.sqrt((rate * (1 - rate)) / tracedRequests) + rate / 100;
+/** @param {number} share */
 const percent = (share) => `${(share * 100).toFixed(1)} %`;
 budget(
   `the traced server delivered its sampled requests as transactions (${percent(rate)} of them, within four standard deviations)`,
@@ -618,6 +785,7 @@ budget(
 const width = Math.max(...rows.map((entry) => entry.metric.length));
 console.log(`\n${'metric'.padEnd(width)}  ${'app'.padStart(10)}  ${'baseline'.padStart(10)}  ratio`);
 for (const entry of rows) {
+  /** @param {number} value */
   const format = (value) => `${value.toFixed(entry.digits)}${entry.unit ? ` ${entry.unit}` : ''}`.padStart(10);
   console.log(
     `${entry.metric.padEnd(width)}  ${format(entry.app)}  ${format(entry.baseline)}  ${entry.ratio.toFixed(2)}x`,

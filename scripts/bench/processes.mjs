@@ -1,8 +1,15 @@
+// @ts-check
 // Starting and stopping the servers a benchmark measures: each on loopback, each ended by its PID.
 import { spawn } from 'node:child_process';
 
+/** @type {Set<import('node:child_process').ChildProcess>} */
 const started = new Set();
 
+/**
+ * @param {string} command
+ * @param {string[]} args
+ * @param {Record<string, string>} [env]
+ */
 export function startProcess(command, args, env = {}) {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -17,6 +24,7 @@ export function startProcess(command, args, env = {}) {
   return { child, output: () => output };
 }
 
+/** @param {string} url */
 export async function waitForUrl(url, timeoutMs = 60_000, pollMs = 200) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

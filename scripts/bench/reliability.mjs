@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run bench:reliability`: the app under load and while Sentry's ingest suffers, on loopback
 // only, bounded in time (about 3 minutes with the build). Prints the figures docs/reliability.md
 // records; exits 1 when a check fails. Options: --no-build reuses .next-bench.
@@ -21,18 +22,34 @@ const PAGES = ['/', '/status', '/about'];
 const FAILING = ['/api/sentry-example-api', '/sentry-example-page/server-error'];
 const ENVELOPE = envelopeFor(DSN);
 
+/** @type {{ name: string, ok: boolean, detail?: string }[]} */
 const checks = [];
+/**
+ * @param {string} name
+ * @param {boolean} ok
+ * @param {string} detail
+ */
 function check(name, ok, detail) {
   checks.push({ name, ok, detail });
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}: ${detail}`);
 }
 
+/**
+ * The envelope sink's answer, as JSON (scripts/envelope-sink.mjs).
+ * @param {string} path
+ * @param {RequestInit} [init]
+ * @returns {Promise<any>}
+ */
 async function sink(path, init) {
   return (await fetch(`${SINK}${path}`, init)).json();
 }
 const setSinkMode = (mode = {}) => sink('/__sink/mode', { method: 'PUT', body: JSON.stringify(mode) });
 const clearSink = () => sink('/__sink/envelopes', { method: 'DELETE' });
+/** @typedef {{ header: { type: string }, payload: { message?: string } }} SinkItem */
+
+/** @returns {Promise<SinkItem[]>} */
 async function sinkErrorEvents() {
+  /** @type {{ items: SinkItem[] }[]} */
   const envelopes = await sink('/__sink/envelopes');
   return envelopes.flatMap((envelope) => envelope.items.filter((item) => item.header.type === 'event'));
 }
@@ -43,10 +60,14 @@ async function connectInspector() {
   const socket = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((resolve) => socket.addEventListener('open', resolve, { once: true }));
   let id = 0;
+  /**
+   * @param {string} method
+   * @returns {Promise<any>}
+   */
   const call = (method) =>
     new Promise((resolve) => {
       const callId = ++id;
-      const onMessage = (message) => {
+      const onMessage = (/** @type {MessageEvent} */ message) => {
         const data = JSON.parse(message.data);
         if (data.id === callId) {
           socket.removeEventListener('message', onMessage);
@@ -66,9 +87,13 @@ async function connectInspector() {
   };
 }
 
+/** @param {number} bytes */
 const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
-/** A hostile body: random bytes, or an envelope with a large payload mutated at random. */
+/**
+ * A hostile body: random bytes, or an envelope with a large payload mutated at random.
+ * @param {number} index
+ */
 function hostileBody(index) {
   const size = 1_024 + ((index * 7_919) % (256 * 1_024));
   if (index % 3 === 0) return crypto.getRandomValues(new Uint8Array(Math.min(size, 65_536)));
@@ -80,7 +105,11 @@ function hostileBody(index) {
   return index % 2 === 0 ? body.subarray(0, Math.floor(body.length * 0.7)) : body;
 }
 
-/** RSS and heap of the app while 3,000 hostile bodies arrive at the tunnel, and 20 s after. */
+/**
+ * RSS and heap of the app while 3,000 hostile bodies arrive at the tunnel, and 20 s after.
+ * @param {number} pid
+ * @param {{ heapAfterGc: () => Promise<number> }} inspector
+ */
 async function memoryUnderHostileBodies(pid, inspector) {
   const heapBefore = await inspector.heapAfterGc();
   const idleRss = rssOf(pid);
@@ -88,6 +117,7 @@ async function memoryUnderHostileBodies(pid, inspector) {
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, rssOf(pid));
   }, 50);
+  /** @type {Record<number, number>} */
   const statuses = {};
   let next = 0;
   const worker = async () => {
@@ -104,6 +134,7 @@ async function memoryUnderHostileBodies(pid, inspector) {
   return { idleRss, peakRss, settledRss: rssOf(pid), heapBefore, heapAfter: await inspector.heapAfterGc(), statuses };
 }
 
+/** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -128,7 +159,7 @@ async function outageAndRecovery() {
   await setSinkMode({ delayMs: 20 });
   const recoveredAt = Date.now();
   const received = async () =>
-    (await sinkErrorEvents()).map((item) => Number(/^outage (\d+)$/.exec(item.payload.message)?.[1] ?? -1));
+    (await sinkErrorEvents()).map((item) => Number(/^outage (\d+)$/.exec(item.payload.message ?? '')?.[1] ?? -1));
   while ((await received()).filter((index) => index < backlog).length < backlog && Date.now() - recoveredAt < 60_000) {
     await sleep(100);
   }
@@ -149,6 +180,7 @@ async function outageAndRecovery() {
   return { backlog, drainedMs, arrivedMeanwhile, sent, received: order.length, displacement };
 }
 
+/** @param {number} expected */
 async function waitForEventCount(expected, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   let count = 0;
@@ -162,6 +194,7 @@ async function waitForEventCount(expected, timeoutMs = 60_000) {
   return (await sinkErrorEvents()).length;
 }
 
+/** @param {string} label */
 async function mixedBatch(label) {
   await clearSink();
   const result = await run({
@@ -169,7 +202,9 @@ async function mixedBatch(label) {
     amount: BATCH,
     requests: [...PAGES, ...FAILING].map((path) => ({ path })),
   });
-  const byStatus = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
+  const byStatus = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]),
+  );
   const failing = byStatus['500'] ?? 0;
   const expectedFailing = (BATCH * FAILING.length) / (PAGES.length + FAILING.length);
   const unexpected = Object.entries(byStatus).filter(([code]) => code !== '200' && code !== '500');
@@ -187,6 +222,10 @@ async function mixedBatch(label) {
   return result;
 }
 
+/**
+ * @param {string} label
+ * @param {{ status?: number, delayMs?: number }} mode what the sink does with each post
+ */
 async function pageLatencyWhileReporting(label, mode) {
   await setSinkMode(mode);
   await clearSink();
@@ -234,6 +273,8 @@ try {
     SENTRY_TUNNEL_RATE_LIMIT: '1000000000',
     SENTRY_TUNNEL_SPOOL_DIR: spoolDir,
   });
+  const appPid = app.child.pid;
+  if (appPid === undefined) throw new Error('the app did not start');
   await waitForUrl(`${SINK}/health`);
   await waitForUrl(`${APP}/about`);
   const inspector = await connectInspector();
@@ -241,13 +282,13 @@ try {
   console.log('\n# Load: failing routes mixed with pages');
   await mixedBatch('warm-up batch');
   const heapBefore = await inspector.heapAfterGc();
-  const rssBefore = rssOf(app.child.pid);
+  const rssBefore = rssOf(appPid);
   await mixedBatch('batch 1');
   const heapAfterOne = await inspector.heapAfterGc();
-  const rssAfterOne = rssOf(app.child.pid);
+  const rssAfterOne = rssOf(appPid);
   await mixedBatch('batch 2');
   const heapAfterTwo = await inspector.heapAfterGc();
-  const rssAfterTwo = rssOf(app.child.pid);
+  const rssAfterTwo = rssOf(appPid);
   const growth = (heapAfterTwo - heapAfterOne) / heapAfterOne;
   check(
     'heap after batch 2 vs batch 1 (forced GC)',
@@ -259,7 +300,7 @@ try {
   );
 
   console.log('\n# Memory under hostile bodies (3,000 to the tunnel, 10 at a time)');
-  const memory = await memoryUnderHostileBodies(app.child.pid, inspector);
+  const memory = await memoryUnderHostileBodies(appPid, inspector);
   check(
     'peak RSS while 3,000 hostile bodies arrive vs idle',
     memory.peakRss - memory.idleRss <= 64 * 2 ** 20,
