@@ -73,9 +73,11 @@ const unitOk = run('npx', [
 const unit = readJson(vitestReport);
 count('unit tests', unitOk, unit && { passed: unit.numPassedTests, failed: unit.numFailedTests });
 for (const file of unit?.testResults ?? []) {
-  for (const test of file.assertionResults ?? []) {
-    if (test.status === 'failed') failedTests.push(`${relative(process.cwd(), file.name)} › ${test.fullName}`);
-  }
+  const path = relative(process.cwd(), file.name);
+  const failed = (file.assertionResults ?? []).filter((/** @type {any} */ test) => test.status === 'failed');
+  for (const test of failed) failedTests.push(`${path} › ${test.fullName}`);
+  // A file that fails as it loads, or in a hook around all its tests, fails no test of its own.
+  if (file.status === 'failed' && failed.length === 0) failedTests.push(`${path} (the file itself)`);
 }
 
 /**
