@@ -81,16 +81,18 @@ for (const file of unit?.testResults ?? []) {
 }
 
 /**
- * Each failed test of a Playwright JSON report's suites, as `file:line › title`.
+ * Each failed test of a Playwright JSON report's suites, as `file:line › title`, the file named
+ * from the project's folder as the list reporter names it.
  * @param {any[]} suites
+ * @param {string} testDir
  * @returns {string[]}
  */
-function failedSpecs(suites = []) {
+function failedSpecs(suites, testDir) {
   return suites.flatMap((suite) => [
     ...(suite.specs ?? [])
       .filter((/** @type {any} */ spec) => spec.tests?.some((/** @type {any} */ test) => test.status === 'unexpected'))
-      .map((/** @type {any} */ spec) => `${spec.file}:${spec.line} › ${spec.title}`),
-    ...failedSpecs(suite.suites),
+      .map((/** @type {any} */ spec) => `${join(testDir, spec.file)}:${spec.line} › ${spec.title}`),
+    ...failedSpecs(suite.suites ?? [], testDir),
   ]);
 }
 
@@ -107,7 +109,7 @@ function playwright(name, args) {
   const json = readJson(report);
   const stats = json?.stats;
   count(name, ok, stats && { passed: stats.expected + stats.flaky, failed: stats.unexpected });
-  failedTests.push(...failedSpecs(json?.suites));
+  if (json) failedTests.push(...failedSpecs(json.suites ?? [], relative(process.cwd(), json.config.rootDir)));
 }
 
 // Before anything builds: the dev server starts from its own empty folder, as on a fresh clone.

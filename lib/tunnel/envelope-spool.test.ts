@@ -204,6 +204,7 @@ describe('EnvelopeSpool', () => {
     expect(ingest.accepted).toEqual(['behind it', 'stuck']);
   });
 
+  // Its own timeout: three tries a second apart come before what it checks.
   it('delivers what is behind an envelope it sets aside at once, not after the backoff its failures built up', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const behind = ['behind it 1', 'behind it 2', 'behind it 3', 'behind it 4'];
@@ -222,7 +223,6 @@ describe('EnvelopeSpool', () => {
     await vi.waitFor(() => expect(accepted.map(({ message }) => message)).toEqual(behind), { timeout: 5_000 });
     // An outage's backoff would wait half a second or more after the first.
     expect((accepted[3]?.at ?? 0) - (accepted[0]?.at ?? 0)).toBeLessThan(400);
-    // Three tries a second apart come first.
   }, 15_000);
 
   it('wakes at once for a new envelope while it waits only on one set aside', async () => {

@@ -398,6 +398,7 @@ describe('the tunnel', () => {
       expect(received.filter((request) => request.status === 200).map((request) => request.body)).toEqual([next]);
     });
 
+    // Its own timeout: the three seconds it waits for the set-aside envelope take most of the default five.
     it('sets aside an envelope ingest alone keeps failing, forwards what comes after it, and delivers it once ingest takes it', async () => {
       const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
       await spool.close();
@@ -439,7 +440,6 @@ describe('the tunnel', () => {
         timeout: 10_000,
       });
       expect(tookIt()).toEqual([bodyOf('behind it'), bodyOf('after it'), bodyOf('stuck')]);
-      // Its three seconds set aside alone take most of the default five.
     }, 20_000);
 
     it('never delivers what an earlier run with another DSN left in the spool folder', async () => {
