@@ -133,11 +133,17 @@ describe('npm run dev (scripts/dev.mjs)', () => {
   // Next moves to the next free port only from its default one, 3000, with no PORT set.
   it('exits 1 when the default port is taken, saying so and naming PORT, rather than move the app to another port', async () => {
     const holder = createServer();
-    // Taken already (a developer's own server) serves as well.
-    await new Promise((resolve) => {
-      holder.once('error', resolve);
-      holder.listen(3000, () => resolve(undefined));
-    });
+    // Held by another server that stays (a developer's own) serves as well. One that lets go of it
+    // meanwhile (another job's on a shared machine) would leave the port free for the app, so the
+    // test holds the port itself as soon as it can.
+    for (const deadline = Date.now() + 10_000; ; ) {
+      const error = await new Promise((resolve) => {
+        holder.once('error', resolve);
+        holder.listen(3000, () => resolve(undefined));
+      });
+      if (error === undefined || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
     const { PORT: _port, ...env } = process.env;
     try {
       const { code, output } = await devUntilItEnds([], {
