@@ -137,11 +137,13 @@ describe('npm run dev (scripts/dev.mjs)', () => {
     // meanwhile (another job's on a shared machine) would leave the port free for the app, so the
     // test holds the port itself as soon as it can.
     for (const deadline = Date.now() + 10_000; ; ) {
-      const error = await new Promise((resolve) => {
-        holder.once('error', resolve);
-        holder.listen(3000, () => resolve(undefined));
-      });
-      if (error === undefined || Date.now() > deadline) break;
+      holder.listen(3000);
+      try {
+        await once(holder, 'listening');
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || Date.now() > deadline) break;
+      }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     const { PORT: _port, ...env } = process.env;

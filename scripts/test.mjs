@@ -73,11 +73,11 @@ const unitOk = run('npx', [
 const unit = readJson(vitestReport);
 count('unit tests', unitOk, unit && { passed: unit.numPassedTests, failed: unit.numFailedTests });
 for (const file of unit?.testResults ?? []) {
-  const path = relative(process.cwd(), file.name);
-  const failed = (file.assertionResults ?? []).filter((/** @type {any} */ test) => test.status === 'failed');
-  for (const test of failed) failedTests.push(`${path} › ${test.fullName}`);
+  const path = relative(process.cwd(), String(file.name ?? ''));
+  const failures = (file.assertionResults ?? []).filter((/** @type {any} */ test) => test.status === 'failed');
+  for (const test of failures) failedTests.push(`${path} › ${test.fullName}`);
   // A file that fails as it loads, or in a hook around all its tests, fails no test of its own.
-  if (file.status === 'failed' && failed.length === 0) failedTests.push(`${path} (the file itself)`);
+  if (file.status === 'failed' && failures.length === 0) failedTests.push(`${path} (the file itself)`);
 }
 
 /**
@@ -91,7 +91,7 @@ function failedSpecs(suites, testDir) {
   return suites.flatMap((suite) => [
     ...(suite.specs ?? [])
       .filter((/** @type {any} */ spec) => spec.tests?.some((/** @type {any} */ test) => test.status === 'unexpected'))
-      .map((/** @type {any} */ spec) => `${join(testDir, spec.file)}:${spec.line} › ${spec.title}`),
+      .map((/** @type {any} */ spec) => `${join(testDir, String(spec.file ?? ''))}:${spec.line} › ${spec.title}`),
     ...failedSpecs(suite.suites ?? [], testDir),
   ]);
 }
@@ -109,7 +109,15 @@ function playwright(name, args) {
   const json = readJson(report);
   const stats = json?.stats;
   count(name, ok, stats && { passed: stats.expected + stats.flaky, failed: stats.unexpected });
-  if (json) failedTests.push(...failedSpecs(json.suites ?? [], relative(process.cwd(), json.config.rootDir)));
+  if (!json) return;
+  failedTests.push(...failedSpecs(json.suites ?? [], relative(process.cwd(), json.config?.rootDir ?? process.cwd())));
+  // A spec file that fails as it loads, or a global set-up, fails no test of its own.
+  for (const error of json.errors ?? []) {
+    const where = error.location ? `${relative(process.cwd(), error.location.file)}:${error.location.line}` : name;
+    failedTests.push(
+      `${where} › ${String(error.message ?? error.value ?? 'an error outside any test').split('\n')[0]}`,
+    );
+  }
 }
 
 // Before anything builds: the dev server starts from its own empty folder, as on a fresh clone.

@@ -147,6 +147,7 @@ describe('the server SDK transport, kept for later', () => {
       .toBe(3);
   });
 
+  // Its own timeout: the spool's delivery it waits for at the end may take most of the default five seconds.
   it("keeps the errors the SDK holds back for a 5xx's Retry-After though an answer that came later was a 200", async () => {
     isHanging = true;
     const transport = transportToIngest();
