@@ -1,4 +1,5 @@
 import 'server-only';
+import { TokenBucket } from '@/lib/server/token-bucket';
 
 // Our browser SDK samples page loads at the server's rate, and a sampled page's own requests (its
 // prefetches, one a segment of each link it shows, its data fetches and actions) follow its
@@ -25,8 +26,7 @@ const REPORT_EVERY_MS = 60_000;
 export class CallerSamplingBudget {
   readonly #earnedPerRequest: number;
   readonly #now: () => number;
-  #tokens = BURST;
-  #updatedAt: number;
+  readonly #tokens: TokenBucket;
   #refusedUnreported = 0;
   #reportedAt = Number.NEGATIVE_INFINITY;
 
@@ -34,23 +34,18 @@ export class CallerSamplingBudget {
   constructor(sampleRate: number, now: () => number = () => performance.now()) {
     this.#earnedPerRequest = SHARE_OF_RATE * sampleRate;
     this.#now = now;
-    this.#updatedAt = now();
+    this.#tokens = new TokenBucket(BURST, FLOOR_PER_SECOND / 1000, now());
   }
 
   /** Counts a request whose trace the server decides, which earns its share of the budget. */
   countRequest(): void {
-    this.#tokens = Math.min(BURST, this.#tokens + this.#earnedPerRequest);
+    this.#tokens.deposit(this.#earnedPerRequest);
   }
 
   /** Whether a trace continued from a caller may be sampled as it would be; takes its token if so. */
   maySample(): boolean {
     const now = this.#now();
-    this.#tokens = Math.min(BURST, this.#tokens + (Math.max(0, now - this.#updatedAt) / 1000) * FLOOR_PER_SECOND);
-    this.#updatedAt = now;
-    if (this.#tokens >= 1) {
-      this.#tokens -= 1;
-      return true;
-    }
+    if (this.#tokens.take(now)) return true;
     this.#refusedUnreported += 1;
     if (now - this.#reportedAt >= REPORT_EVERY_MS) {
       console.warn(

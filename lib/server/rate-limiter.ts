@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
-
-type Bucket = { tokens: number; updatedAt: number };
+import { TokenBucket } from '@/lib/server/token-bucket';
 
 /**
  * A token bucket per client: `capacity` requests at once, refilled at `capacity` per `windowMs`.
@@ -9,7 +8,7 @@ type Bucket = { tokens: number; updatedAt: number };
  * lenient side to err on).
  */
 export class RateLimiter {
-  readonly #buckets: LRUCache<string, Bucket>;
+  readonly #buckets: LRUCache<string, TokenBucket>;
 
   constructor(
     private readonly capacity: number,
@@ -24,15 +23,8 @@ export class RateLimiter {
   /** Takes a token for `client`; the answer says whether it may go on, or in how many ms it may retry. */
   take(client: string): { allowed: true } | { allowed: false; retryAfterMs: number } {
     const now = this.now();
-    const refillPerMs = this.capacity / this.windowMs;
-    const bucket = this.#buckets.get(client) ?? { tokens: this.capacity, updatedAt: now };
-    bucket.tokens = Math.min(this.capacity, bucket.tokens + Math.max(0, now - bucket.updatedAt) * refillPerMs);
-    bucket.updatedAt = now;
+    const bucket = this.#buckets.get(client) ?? new TokenBucket(this.capacity, this.capacity / this.windowMs, now);
     this.#buckets.set(client, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return { allowed: true };
-    }
-    return { allowed: false, retryAfterMs: Math.ceil((1 - bucket.tokens) / refillPerMs) };
+    return bucket.take(now) ? { allowed: true } : { allowed: false, retryAfterMs: bucket.msUntilToken() };
   }
 }
