@@ -21,22 +21,30 @@ const STALE_CONNECTION_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
  * reused from the pool that turns out closed by ingest (or a proxy in front of it, which close idle
  * connections after a few seconds) is no sign that ingest is down: the envelope goes again at once
  * on a fresh connection. An envelope is safe to send twice; Sentry drops a repeated event id.
+ * `headers` go with the envelope's own (a `content-encoding`, say).
  */
 export async function postToIngest(
   url: string,
-  body: Uint8Array,
+  body: string | Uint8Array,
   timeoutMs: number,
+  headers: Record<string, string> = {},
 ): Promise<IngestResponse | IngestFailure> {
   const startedAt = Date.now();
-  const first = await postOnce(url, body, timeoutMs);
+  const first = await postOnce(url, body, headers, timeoutMs);
   if (!('staleConnection' in first)) return first;
-  const second = await postOnce(url, body, Math.max(timeoutMs - (Date.now() - startedAt), 1), false);
+  const second = await postOnce(url, body, headers, Math.max(timeoutMs - (Date.now() - startedAt), 1), false);
   return 'staleConnection' in second ? { failure: 'unreachable' } : second;
 }
 
 type Attempt = IngestResponse | IngestFailure | { staleConnection: true };
 
-function postOnce(url: string, body: Uint8Array, timeoutMs: number, mayReuse = true): Promise<Attempt> {
+function postOnce(
+  url: string,
+  body: string | Uint8Array,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  mayReuse = true,
+): Promise<Attempt> {
   const target = new URL(url);
   const isHttps = target.protocol === 'https:';
   const send = isHttps ? httpsRequest : httpRequest;
@@ -47,7 +55,11 @@ function postOnce(url: string, body: Uint8Array, timeoutMs: number, mayReuse = t
         method: 'POST',
         // The retry takes a connection of its own: the pool may hold more that ingest closed.
         agent: mayReuse ? agents[isHttps ? 'https:' : 'http:'] : false,
-        headers: { 'content-type': 'application/x-sentry-envelope', 'content-length': body.byteLength },
+        headers: {
+          ...headers,
+          'content-type': 'application/x-sentry-envelope',
+          'content-length': Buffer.byteLength(body),
+        },
         timeout: timeoutMs,
       },
       (response) => {

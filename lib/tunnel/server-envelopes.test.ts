@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createEventEnvelope, type Event, makeDsn, parseEnvelope } from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
 import { EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
+import { ingestTransport } from '@/lib/tunnel/ingest-transport';
 import { keepingErrorsForLater, keepServerErrorsIn, keepUnansweredErrors } from '@/lib/tunnel/server-envelopes';
 import { ingestDelivery } from '@/lib/tunnel/tunnel';
 
@@ -60,7 +61,7 @@ beforeAll(async () => {
     enableOpenTelemetrySetup: false,
     enableRuntimeChannelInjection: false,
     tracesSampleRate: 1,
-    transport: keepingErrorsForLater(Sentry.makeNodeTransport),
+    transport: keepingErrorsForLater(ingestTransport(5_000)),
   });
 });
 afterAll(async () => {
@@ -81,7 +82,7 @@ afterEach(() => {
 
 /** A transport of its own to the ingest stand-in: what the SDK remembers of ingest stays with it. */
 function transportToIngest() {
-  return keepingErrorsForLater(Sentry.makeNodeTransport)({
+  return keepingErrorsForLater(ingestTransport(5_000))({
     url: `http://127.0.0.1:${(ingest.address() as AddressInfo).port}/api/1/envelope/?sentry_key=key`,
     recordDroppedEvent: () => undefined,
   });
@@ -111,7 +112,7 @@ describe('the server SDK transport, kept for later', () => {
     await once(unreachable, 'listening');
     const { port } = unreachable.address() as AddressInfo;
     await new Promise((resolve) => unreachable.close(resolve));
-    const transport = keepingErrorsForLater(Sentry.makeNodeTransport)({
+    const transport = keepingErrorsForLater(ingestTransport(5_000))({
       url: `http://127.0.0.1:${port}/api/1/envelope/?sentry_key=key`,
       recordDroppedEvent: () => undefined,
     });
