@@ -1,13 +1,13 @@
 // @sentry/nextjs as ES modules, tree-shaken (next.config.ts).
 import * as Sentry from 'sentry-nextjs-server-esm';
-import { env, isIngestProxied, isProduction, isTracingEnabled } from '@/lib/env';
+import { env, isProduction, isTracingEnabled } from '@/lib/env';
 import {
   errorOnlyIntegrations,
   requestIsolationIntegration,
   withoutSdkCultureCheck,
 } from '@/lib/framework-internals.mjs';
 import { serverReportingSettings, serverSentryOptions } from '@/lib/observability/server-options';
-import { ingestTransport } from '@/lib/tunnel/ingest-transport';
+import { ingestTransport, sendsThroughProxy } from '@/lib/tunnel/ingest-transport';
 import { keepingErrorsForLater } from '@/lib/tunnel/server-envelopes';
 
 const options = serverSentryOptions();
@@ -23,9 +23,11 @@ if (options) {
       enableOpenTelemetrySetup: false,
       enableRuntimeChannelInjection: false,
       // Errors that ingest cannot take now wait in the tunnel's spool (lib/tunnel/server-envelopes.ts).
-      // Sent as the tunnel sends (lib/tunnel/ingest-transport.ts), or through a proxy by the SDK.
-      transport: keepingErrorsForLater(
-        isIngestProxied ? Sentry.makeNodeTransport : ingestTransport(env.SENTRY_TUNNEL_TIMEOUT_MS),
+      // Sent as the tunnel sends (lib/tunnel/ingest-transport.ts), or by the SDK through a proxy.
+      transport: keepingErrorsForLater((transportOptions) =>
+        sendsThroughProxy(transportOptions.url, env)
+          ? Sentry.makeNodeTransport(transportOptions)
+          : ingestTransport(env.SENTRY_TUNNEL_TIMEOUT_MS)(transportOptions),
       ),
       integrations: (defaults) => [
         // In production never the `Http` integration: its work on every incoming request cost a

@@ -103,10 +103,11 @@ const schema = z.object({
   SENTRY_TUNNEL_RATE_LIMIT: positiveInt(120, 1),
   SENTRY_TUNNEL_SPOOL_DIR: optionalString,
   SENTRY_TUNNEL_SPOOL_MAX_BYTES: positiveInt(50 * 1024 * 1024, 0),
-  // The proxy Sentry's own Node transport sends through, by the names it reads (lower case, with
-  // `no_proxy`): with one set, the server reports through that transport (sentry.server.config.ts).
+  // The proxy Sentry's own Node transport sends through, by the names it reads (lower case): with
+  // one for ingest, the server reports through that transport (sentry.server.config.ts).
   http_proxy: optionalString,
   https_proxy: optionalString,
+  no_proxy: optionalString,
   TRUST_PROXY: flag,
   HSTS_MAX_AGE_SECONDS: unlessBlank(
     wholeNumber(0, 'must be a whole number of seconds', 'must be a whole number of seconds'),
@@ -159,6 +160,3 @@ export const isExamplesEnabled = !isProduction || env.ENABLE_SENTRY_EXAMPLES ===
  * build (what it leaves out) and the server's init (what it turns on) read the same answer.
  */
 export const isTracingEnabled = env.NEXT_PUBLIC_SENTRY_TRACES_SAMPLE_RATE > 0;
-
-/** Whether Sentry's Node transport would send through a proxy, which the server's own does not. */
-export const isIngestProxied = env.http_proxy !== undefined || env.https_proxy !== undefined;

@@ -140,7 +140,7 @@ export function startRequestScopes(): void {
     },
     withSetIsolationScope: (isolationScope, callback) =>
       runWithScopes({ scope: scopesNow().scope.clone(), isolationScope }, () => callback(isolationScope)),
-    // `Sentry.suppressTracing` (which the SDK's transport runs in too) without the scope fork of the
+    // `Sentry.suppressTracing` (which the server's transport sends in too) without the scope fork of the
     // SDK's fallback, marked in the same store, and in OpenTelemetry's context, where the server's
     // tracer and instrumentations look (lib/observability/server-tracing.ts). With no context
     // manager registered (no tracing), that second mark is a no-op.

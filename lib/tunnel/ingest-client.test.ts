@@ -37,13 +37,13 @@ describe('postToIngest', () => {
   it('sends an envelope again on a fresh connection when ingest closed the kept-alive one it reused', async () => {
     const body = new TextEncoder().encode('{}\n{"type":"event"}\n{}');
     const answers = [];
-    for (let attempt = 0; attempt < 3; attempt++) answers.push(await postToIngest(url, body, 2_000));
+    for (let attempt = 0; attempt < 3; attempt++) answers.push(await postToIngest(url, body, { timeoutMs: 2_000 }));
     expect(answers.map((answer) => ('status' in answer ? answer.status : answer.failure))).toEqual([200, 200, 200]);
     expect(requestsAnswered).toBe(3);
   });
 
   it('still calls ingest unreachable when a fresh connection fails', async () => {
-    expect(await postToIngest('http://127.0.0.1:1/api/1/envelope/', new Uint8Array(1), 2_000)).toEqual({
+    expect(await postToIngest('http://127.0.0.1:1/api/1/envelope/', new Uint8Array(1), { timeoutMs: 2_000 })).toEqual({
       failure: 'unreachable',
     });
   });

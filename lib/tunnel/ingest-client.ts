@@ -5,13 +5,29 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 export type IngestResponse = { status: number; headers: IncomingHttpHeaders; body: Buffer };
 export type IngestFailure = { failure: 'timeout' | 'unreachable' };
 
-// One pool of kept-alive connections to ingest for the whole process. node:http rather than
-// fetch: Next patches the global fetch with its cache and tracing, which slowed the tunnel
-// (docs/reliability.md).
-const agents = {
-  'http:': new HttpAgent({ keepAlive: true, maxSockets: 64 }),
-  'https:': new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
-};
+/** Kept-alive connections to ingest, a pool for each scheme. */
+export type IngestConnections = { 'http:': HttpAgent; 'https:': HttpsAgent };
+
+/**
+ * A pool of its own for each part of the server that sends to ingest (the tunnel; the server's own
+ * reports, ingest-transport.ts), so that neither waits for a connection behind the other's sends
+ * to an ingest that is slow. node:http rather than fetch: Next patches the global fetch with its
+ * cache and tracing, which slowed the tunnel (docs/reliability.md).
+ */
+export function ingestConnections(): IngestConnections {
+  return {
+    'http:': new HttpAgent({ keepAlive: true, maxSockets: 64 }),
+    'https:': new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
+  };
+}
+
+const tunnelConnections = ingestConnections();
+
+/** A header of ingest's answer, its values joined if it came more than once. */
+export function headerOf(answer: IngestResponse, name: string): string | undefined {
+  const value = answer.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
 
 /** Failures that mean only "this kept-alive connection was already closed by the other end". */
 const STALE_CONNECTION_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
@@ -21,16 +37,20 @@ const STALE_CONNECTION_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
  * reused from the pool that turns out closed by ingest (or a proxy in front of it, which close idle
  * connections after a few seconds) is no sign that ingest is down: the envelope goes again at once
  * on a fresh connection. An envelope is safe to send twice; Sentry drops a repeated event id.
- * `headers` go with the envelope's own (a `content-encoding`, say).
+ * `headers` go with the envelope's own (a `content-encoding`, say); `connections` default to the
+ * tunnel's.
  */
 export async function postToIngest(
   url: string,
   body: string | Uint8Array,
-  timeoutMs: number,
-  headers: Record<string, string> = {},
+  {
+    timeoutMs,
+    headers = {},
+    connections = tunnelConnections,
+  }: { timeoutMs: number; headers?: Record<string, string>; connections?: IngestConnections },
 ): Promise<IngestResponse | IngestFailure> {
   const startedAt = Date.now();
-  const first = await postOnce(url, body, headers, timeoutMs);
+  const first = await postOnce(url, body, headers, timeoutMs, connections);
   if (!('staleConnection' in first)) return first;
   const second = await postOnce(url, body, headers, Math.max(timeoutMs - (Date.now() - startedAt), 1), false);
   return 'staleConnection' in second ? { failure: 'unreachable' } : second;
@@ -43,7 +63,7 @@ function postOnce(
   body: string | Uint8Array,
   headers: Record<string, string>,
   timeoutMs: number,
-  mayReuse = true,
+  connections: IngestConnections | false,
 ): Promise<Attempt> {
   const target = new URL(url);
   const isHttps = target.protocol === 'https:';
@@ -54,7 +74,7 @@ function postOnce(
       {
         method: 'POST',
         // The retry takes a connection of its own: the pool may hold more that ingest closed.
-        agent: mayReuse ? agents[isHttps ? 'https:' : 'http:'] : false,
+        agent: connections === false ? false : connections[isHttps ? 'https:' : 'http:'],
         headers: {
           ...headers,
           'content-type': 'application/x-sentry-envelope',

@@ -4,7 +4,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEventEnvelope, type Event, makeDsn, parseEnvelope } from '@sentry/core';
+import {
+  type BaseTransportOptions,
+  createEventEnvelope,
+  type Event,
+  makeDsn,
+  parseEnvelope,
+  type Transport,
+} from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
 import { EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
 import { ingestTransport } from '@/lib/tunnel/ingest-transport';
@@ -71,8 +78,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-// Each test leaves ingest up and answering, whatever it made of it.
+// Each test leaves ingest up and answering, whatever it made of it, and its events, which each test
+// waits to see delivered, out of the next one's way (the transports' tests run twice, with the same ids).
 afterEach(() => {
+  accepted.length = 0;
   isHanging = false;
   for (const response of hanging.splice(0)) response.destroy();
   downStatus = 503;
@@ -80,10 +89,13 @@ afterEach(() => {
   isUp = true;
 });
 
+/** How a transport is made from the SDK's options. */
+type MakeTransport = (options: BaseTransportOptions) => Transport;
+
 /** A transport of its own to the ingest stand-in: what the SDK remembers of ingest stays with it. */
-function transportToIngest() {
-  return keepingErrorsForLater(ingestTransport(5_000))({
-    url: `http://127.0.0.1:${(ingest.address() as AddressInfo).port}/api/1/envelope/?sentry_key=key`,
+function transportToIngest(makeTransport: MakeTransport, port = (ingest.address() as AddressInfo).port) {
+  return keepingErrorsForLater(makeTransport)({
+    url: `http://127.0.0.1:${port}/api/1/envelope/?sentry_key=key`,
     recordDroppedEvent: () => undefined,
   });
 }
@@ -105,6 +117,21 @@ describe('the server SDK transport, kept for later', () => {
     expect(accepted.map(({ type }) => type)).toEqual(['event']);
   });
 
+  it("keeps nothing ingest refused with 429: the SDK backs off as asked, and the spool's queue stays clear", async () => {
+    isUp = false;
+    downStatus = 429;
+    Sentry.captureException(new Error('server error while rate limited'));
+    // The flush waits for whatever is being kept, so nothing can still be on its way.
+    await Sentry.flush(2_000);
+    expect(spool.stats.pending).toBe(0);
+  });
+});
+
+// The server's transport, and the SDK's own, which it keeps when ingest is behind a proxy.
+describe.each<[string, MakeTransport]>([
+  ['the ingest client', ingestTransport(5_000)],
+  ["the SDK's own", Sentry.makeNodeTransport],
+])('the server SDK transport over %s, kept for later', (_name, makeTransport) => {
   it('keeps an error envelope whose send failed to connect at all, and delivers it to the project', async () => {
     isUp = false;
     const unreachable = createServer();
@@ -112,10 +139,7 @@ describe('the server SDK transport, kept for later', () => {
     await once(unreachable, 'listening');
     const { port } = unreachable.address() as AddressInfo;
     await new Promise((resolve) => unreachable.close(resolve));
-    const transport = keepingErrorsForLater(ingestTransport(5_000))({
-      url: `http://127.0.0.1:${port}/api/1/envelope/?sentry_key=key`,
-      recordDroppedEvent: () => undefined,
-    });
+    const transport = transportToIngest(makeTransport, port);
     const event: Event = { event_id: 'c0ffee00c0ffee00c0ffee00c0ffee00', message: 'refused connection' };
     await expect(transport.send(createEventEnvelope(event, makeDsn(dsn)))).rejects.toThrow();
     await expect.poll(() => spool.stats.pending, { timeout: 5_000 }).toBe(1);
@@ -129,7 +153,7 @@ describe('the server SDK transport, kept for later', () => {
   it("keeps the errors the SDK holds back after a 5xx's Retry-After, which it reads as a limit on everything", async () => {
     isUp = false;
     downHeaders = { 'retry-after': '60' };
-    const transport = transportToIngest();
+    const transport = transportToIngest(makeTransport);
     const eventIds = ['a', 'b', 'c'].map((letter) => letter.repeat(32));
     const pendingBefore = spool.stats.pending;
     for (const eventId of eventIds) {
@@ -151,7 +175,7 @@ describe('the server SDK transport, kept for later', () => {
   // Its own timeout: the spool's delivery it waits for at the end may take most of the default five seconds.
   it("keeps the errors the SDK holds back for a 5xx's Retry-After though an answer that came later was a 200", async () => {
     isHanging = true;
-    const transport = transportToIngest();
+    const transport = transportToIngest(makeTransport);
     const send = (letter: string) =>
       transport.send(createEventEnvelope({ event_id: letter.repeat(32), message: letter }, makeDsn(dsn)));
     const pendingBefore = spool.stats.pending;
@@ -173,7 +197,7 @@ describe('the server SDK transport, kept for later', () => {
 
   it('at shutdown keeps the errors a hung ingest has not answered, which a flush alone leaves on their way', async () => {
     isHanging = true;
-    const transport = transportToIngest();
+    const transport = transportToIngest(makeTransport);
     const pendingBefore = spool.stats.pending;
     const event: Event = { event_id: 'd'.repeat(32), message: 'sent as the server stops' };
     const sent = transport.send(createEventEnvelope(event, makeDsn(dsn)));
@@ -195,13 +219,21 @@ describe('the server SDK transport, kept for later', () => {
       .poll(() => accepted.some(({ event: taken }) => taken.event_id === event.event_id), { timeout: 10_000 })
       .toBe(true);
   });
+});
 
-  it("keeps nothing ingest refused with 429: the SDK backs off as asked, and the spool's queue stays clear", async () => {
-    isUp = false;
-    downStatus = 429;
-    Sentry.captureException(new Error('server error while rate limited'));
-    // The flush waits for whatever is being kept, so nothing can still be on its way.
-    await Sentry.flush(2_000);
-    expect(spool.stats.pending).toBe(0);
+describe('the server SDK transport over the ingest client, with a hung ingest', () => {
+  it('keeps an error ingest does not answer in time while the server runs, not only at shutdown', async () => {
+    isHanging = true;
+    const transport = transportToIngest(ingestTransport(200));
+    const pendingBefore = spool.stats.pending;
+    const event: Event = { event_id: 'e'.repeat(32), message: 'sent to a hung ingest' };
+    await expect(transport.send(createEventEnvelope(event, makeDsn(dsn)))).rejects.toThrow('did not answer');
+    await expect.poll(() => spool.stats.pending - pendingBefore).toBe(1);
+
+    isHanging = false;
+    isUp = true;
+    await expect
+      .poll(() => accepted.some(({ event: taken }) => taken.event_id === event.event_id), { timeout: 10_000 })
+      .toBe(true);
   });
 });

@@ -18,7 +18,7 @@ import type { TunnelRequest } from '@/lib/server/seam.mjs';
 import { textResponse } from '@/lib/server/text-response';
 import { envelopeHeaders, hasDuplicateKeys } from '@/lib/tunnel/envelope-headers';
 import type { DeliveryResult, EnvelopeSpool } from '@/lib/tunnel/envelope-spool';
-import { type IngestFailure, type IngestResponse, postToIngest } from '@/lib/tunnel/ingest-client';
+import { headerOf, type IngestFailure, type IngestResponse, postToIngest } from '@/lib/tunnel/ingest-client';
 
 export type TunnelOptions = {
   /** The only DSN whose envelopes are forwarded; undefined turns the tunnel off. */
@@ -94,12 +94,7 @@ function checkEnvelope(body: Uint8Array, ownDsn: DsnComponents): Refusal | { ite
 type IngestAnswer = IngestResponse | IngestFailure;
 
 function sendToIngest(ownDsn: DsnComponents, body: Uint8Array, timeoutMs: number): Promise<IngestAnswer> {
-  return postToIngest(getEnvelopeEndpointWithUrlEncodedAuth(ownDsn), body, timeoutMs);
-}
-
-function headerOf(answer: IngestResponse, name: string): string | undefined {
-  const value = answer.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
+  return postToIngest(getEnvelopeEndpointWithUrlEncodedAuth(ownDsn), body, { timeoutMs });
 }
 
 /** Ingest is down for now: worth keeping the envelope and trying again later. */
