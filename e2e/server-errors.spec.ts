@@ -83,9 +83,9 @@ test("a server error's event and its request's transaction hold no client addres
   expect(JSON.stringify(transaction)).not.toMatch(secrets);
 });
 
-// The server's transport keeps its connections to ingest, in the pool the tunnel's ingest client
-// holds (lib/tunnel/ingest-client.ts): without it, every error and every sampled request's
-// transaction would pay a connection, over HTTPS a TLS handshake.
+// The server's transport keeps its connections to ingest, in a pool of its own on the tunnel's
+// ingest client (lib/tunnel/ingest-transport.ts): without it, every error and every sampled
+// request's transaction would pay a connection, over HTTPS a TLS handshake.
 test('the server delivers to ingest over connections it keeps open, not a new one for each envelope', async ({
   request,
   sink,

@@ -107,7 +107,8 @@ const schema = z.object({
   // one for ingest, the server reports through that transport (sentry.server.config.ts).
   http_proxy: optionalString,
   https_proxy: optionalString,
-  no_proxy: optionalString,
+  // As the SDK reads it, untrimmed: set but empty, it exempts every host.
+  no_proxy: z.optional(z.string({ error: 'must be text' })),
   TRUST_PROXY: flag,
   HSTS_MAX_AGE_SECONDS: unlessBlank(
     wholeNumber(0, 'must be a whole number of seconds', 'must be a whole number of seconds'),

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { postToIngest } from '@/lib/tunnel/ingest-client';
+import { ingestConnections, postToIngest } from '@/lib/tunnel/ingest-client';
 
 // An ingest stand-in that drops any connection used for a second request, as a proxy in front of
 // ingest does with a kept-alive connection it has closed as idle at the moment it is reused.
@@ -40,6 +40,19 @@ describe('postToIngest', () => {
     for (let attempt = 0; attempt < 3; attempt++) answers.push(await postToIngest(url, body, { timeoutMs: 2_000 }));
     expect(answers.map((answer) => ('status' in answer ? answer.status : answer.failure))).toEqual([200, 200, 200]);
     expect(requestsAnswered).toBe(3);
+  });
+
+  it("does so on a pool of the caller's own as on the tunnel's", async () => {
+    const connections = ingestConnections();
+    const body = '{}\n{"type":"event"}\n{}';
+    const answers = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      answers.push(await postToIngest(url, body, { timeoutMs: 2_000, connections }));
+    }
+    expect(answers.map((answer) => ('status' in answer ? answer.status : answer.failure))).toEqual([200, 200, 200]);
+    expect(requestsAnswered).toBe(3);
+    // The connection it kept alive is in the pool it was given.
+    await expect.poll(() => Object.values(connections['http:'].freeSockets).flat().length).toBeGreaterThan(0);
   });
 
   it('still calls ingest unreachable when a fresh connection fails', async () => {

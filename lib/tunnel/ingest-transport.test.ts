@@ -151,5 +151,7 @@ describe("sendsThroughProxy, the rule of Sentry's Node transport", () => {
     expect(sendsThroughProxy(https, { ...proxies, no_proxy: 'localhost,.sentry.io' })).toBe(false);
     expect(sendsThroughProxy(http, { ...proxies, no_proxy: 'internal:9000' })).toBe(false);
     expect(sendsThroughProxy(http, { ...proxies, no_proxy: 'example.com' })).toBe(true);
+    // As the SDK reads an empty no_proxy: every host is exempt.
+    expect(sendsThroughProxy(https, { ...proxies, no_proxy: '' })).toBe(false);
   });
 });

@@ -13,15 +13,16 @@ export type ProxySettings = { http_proxy?: string; https_proxy?: string; no_prox
 
 /**
  * Whether Sentry's Node transport would send to `url` through a proxy, by its own rule:
- * `https_proxy` for an https URL, else `http_proxy`, unless `no_proxy` lists the end of its host.
+ * `https_proxy` for an https URL, else `http_proxy`, unless an entry of `no_proxy` ends its host
+ * (with or without the port; an empty one ends every host).
  */
 export function sendsThroughProxy(url: string, { http_proxy, https_proxy, no_proxy }: ProxySettings): boolean {
   const target = new URL(url);
-  const proxy = (target.protocol === 'https:' ? https_proxy : undefined) ?? http_proxy;
+  const proxy = (target.protocol === 'https:' ? https_proxy : undefined) || http_proxy;
   const isExempt = no_proxy
     ?.split(',')
     .some((exemption) => target.host.endsWith(exemption) || target.hostname.endsWith(exemption));
-  return proxy !== undefined && !isExempt;
+  return Boolean(proxy) && !isExempt;
 }
 
 /**

@@ -78,15 +78,18 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-// Each test leaves ingest up and answering, whatever it made of it, and its events, which each test
-// waits to see delivered, out of the next one's way (the transports' tests run twice, with the same ids).
-afterEach(() => {
-  accepted.length = 0;
+// Each test leaves ingest up and answering, whatever it made of it, and the spool empty: ingest
+// records an envelope before the spool has removed it, and a count left over would be the next
+// test's. Then its events go out of the next one's way (the transports' tests run twice, with the
+// same ids).
+afterEach(async () => {
   isHanging = false;
   for (const response of hanging.splice(0)) response.destroy();
   downStatus = 503;
   downHeaders = {};
   isUp = true;
+  await expect.poll(() => spool.stats.pending, { timeout: 10_000 }).toBe(0);
+  accepted.length = 0;
 });
 
 /** How a transport is made from the SDK's options. */
@@ -228,7 +231,7 @@ describe('the server SDK transport over the ingest client, with a hung ingest', 
     const pendingBefore = spool.stats.pending;
     const event: Event = { event_id: 'e'.repeat(32), message: 'sent to a hung ingest' };
     await expect(transport.send(createEventEnvelope(event, makeDsn(dsn)))).rejects.toThrow('did not answer');
-    await expect.poll(() => spool.stats.pending - pendingBefore).toBe(1);
+    await expect.poll(() => spool.stats.pending - pendingBefore, { timeout: 5_000 }).toBe(1);
 
     isHanging = false;
     isUp = true;
