@@ -5,7 +5,7 @@ import { ingestConnections, postToIngest } from '@/lib/tunnel/ingest-client';
 // An ingest stand-in that drops any connection used for a second request, as a proxy in front of
 // ingest does with a kept-alive connection it has closed as idle at the moment it is reused.
 let server: Server;
-let url: string;
+let url: URL;
 let requestsAnswered: number;
 
 beforeAll(async () => {
@@ -24,7 +24,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/1/envelope/`;
+  url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/1/envelope/`);
 });
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -44,7 +44,7 @@ describe('postToIngest', () => {
 
   it("does so on a pool of the caller's own as on the tunnel's", async () => {
     const connections = ingestConnections();
-    const body = '{}\n{"type":"event"}\n{}';
+    const body = new TextEncoder().encode('{}\n{"type":"event"}\n{}');
     const answers = [];
     for (let attempt = 0; attempt < 3; attempt++) {
       answers.push(await postToIngest(url, body, { timeoutMs: 2_000, connections }));
@@ -56,7 +56,9 @@ describe('postToIngest', () => {
   });
 
   it('still calls ingest unreachable when a fresh connection fails', async () => {
-    expect(await postToIngest('http://127.0.0.1:1/api/1/envelope/', new Uint8Array(1), { timeoutMs: 2_000 })).toEqual({
+    expect(
+      await postToIngest(new URL('http://127.0.0.1:1/api/1/envelope/'), new Uint8Array(1), { timeoutMs: 2_000 }),
+    ).toEqual({
       failure: 'unreachable',
     });
   });

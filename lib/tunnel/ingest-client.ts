@@ -41,8 +41,8 @@ const STALE_CONNECTION_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
  * tunnel's.
  */
 export async function postToIngest(
-  url: string,
-  body: string | Uint8Array,
+  url: URL,
+  body: Uint8Array,
   {
     timeoutMs,
     headers = {},
@@ -59,18 +59,17 @@ export async function postToIngest(
 type Attempt = IngestResponse | IngestFailure | { staleConnection: true };
 
 function postOnce(
-  url: string,
-  body: string | Uint8Array,
+  url: URL,
+  body: Uint8Array,
   headers: Record<string, string>,
   timeoutMs: number,
   connections: IngestConnections | false,
 ): Promise<Attempt> {
-  const target = new URL(url);
-  const isHttps = target.protocol === 'https:';
+  const isHttps = url.protocol === 'https:';
   const send = isHttps ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     const request = send(
-      target,
+      url,
       {
         method: 'POST',
         // The retry takes a connection of its own: the pool may hold more that ingest closed.
@@ -78,7 +77,7 @@ function postOnce(
         headers: {
           ...headers,
           'content-type': 'application/x-sentry-envelope',
-          'content-length': Buffer.byteLength(body),
+          'content-length': body.byteLength,
         },
         timeout: timeoutMs,
       },

@@ -41,10 +41,12 @@ export function sendsThroughProxy(url: string, { http_proxy, https_proxy, no_pro
 export function ingestTransport(timeoutMs: number): (options: BaseTransportOptions) => Transport {
   return (options) => {
     const connections = ingestConnections();
+    const url = new URL(options.url);
     return createTransport(options, ({ body }) =>
       suppressTracing(async () => {
-        const isLarge = Buffer.byteLength(body) > GZIP_THRESHOLD_BYTES;
-        const answer = await postToIngest(options.url, isLarge ? await gzipped(body) : body, {
+        const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+        const isLarge = bytes.byteLength > GZIP_THRESHOLD_BYTES;
+        const answer = await postToIngest(url, isLarge ? await gzipped(bytes) : bytes, {
           timeoutMs,
           headers: { ...options.headers, ...(isLarge ? { 'content-encoding': 'gzip' } : {}) },
           connections,

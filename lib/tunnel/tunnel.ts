@@ -93,8 +93,9 @@ function checkEnvelope(body: Uint8Array, ownDsn: DsnComponents): Refusal | { ite
 
 type IngestAnswer = IngestResponse | IngestFailure;
 
-function sendToIngest(ownDsn: DsnComponents, body: Uint8Array, timeoutMs: number): Promise<IngestAnswer> {
-  return postToIngest(getEnvelopeEndpointWithUrlEncodedAuth(ownDsn), body, { timeoutMs });
+/** Where envelopes for `ownDsn` go, with its key in the query, as the SDK sends them. */
+function ingestEndpoint(ownDsn: DsnComponents): URL {
+  return new URL(getEnvelopeEndpointWithUrlEncodedAuth(ownDsn));
 }
 
 /** Ingest is down for now: worth keeping the envelope and trying again later. */
@@ -111,11 +112,12 @@ function isIngestDown(answer: IngestAnswer): boolean {
  */
 export function ingestDelivery(ownDsn: string, timeoutMs: number): (body: Uint8Array) => Promise<DeliveryResult> {
   const dsn = makeDsn(ownDsn);
+  const endpoint = dsn && ingestEndpoint(dsn);
   let limits: RateLimits = {};
   return async (body) => {
     // A spool folder can outlive the build that filled it, or be shared by mistake: what was taken
     // for another project (or an older key) never goes to this one. It is dropped and counted.
-    if (dsn === undefined) return { outcome: 'rejected' };
+    if (dsn === undefined || endpoint === undefined) return { outcome: 'rejected' };
     const checked = checkEnvelope(body, dsn);
     if ('reason' in checked) return { outcome: 'rejected' };
     // The rate-limit categories of its items, as the SDK's transport reads them.
@@ -123,7 +125,7 @@ export function ingestDelivery(ownDsn: string, timeoutMs: number): (body: Uint8A
     if (categories.every((category) => isRateLimited(limits, category))) {
       return { outcome: 'rateLimited' };
     }
-    const answer = await sendToIngest(dsn, body, timeoutMs);
+    const answer = await postToIngest(endpoint, body, { timeoutMs });
     if ('failure' in answer) {
       return { outcome: 'retry' };
     }
@@ -238,7 +240,7 @@ export async function forwardEnvelope(
   if (keptBehind === 'queued') {
     return answerKept(keptBehind);
   }
-  const answer = await sendToIngest(ownDsn, body, options.upstreamTimeoutMs);
+  const answer = await postToIngest(ingestEndpoint(ownDsn), body, { timeoutMs: options.upstreamTimeoutMs });
   if (spool && isIngestDown(answer)) {
     return answerKept(keptBehind ?? (await spool.enqueue(body)));
   }
