@@ -11,6 +11,7 @@ import { instrumentPackages, registerChannelInstrumentations } from '@/lib/obser
 import { requestTraceIds, scopeTracePropagator } from '@/lib/observability/span-propagation';
 import { sendAsTransactions } from '@/lib/observability/span-transactions';
 import { constructTracedPackages } from '@/lib/observability/traced-packages';
+import { inBatches } from '@/lib/observability/transaction-batches';
 import { isUntracedTarget } from '@/lib/observability/untraced-requests';
 import { isRequestDecided, isRequestTraced } from '@/lib/server/seam.mjs';
 
@@ -57,7 +58,7 @@ function requestSampler(sampleRate: number): Sampler {
 /**
  * The server's traces: OpenTelemetry's SDK records the spans Next and the registered
  * instrumentations open, and each request's spans go to Sentry as one transaction
- * (lib/observability/span-transactions.ts). Sentry's own tracing stays off: its span layer cost a
+ * (lib/observability/span-transactions.ts), in batches (lib/observability/transaction-batches.ts). Sentry's own tracing stays off: its span layer cost a
  * traced request several times an untraced one (docs/performance.md). Call it after `Sentry.init`.
  */
 export function startServerTracing(client: Client, sampleRate: number): void {
@@ -65,7 +66,7 @@ export function startServerTracing(client: Client, sampleRate: number): void {
     idGenerator: requestTraceIds,
     sampler: requestSampler(sampleRate),
     spanProcessors: [
-      new LocalTraces(sendAsTransactions(client, sampleRate), () =>
+      new LocalTraces(inBatches(sendAsTransactions(client, sampleRate), client), () =>
         client.recordDroppedEvent('queue_overflow', 'transaction'),
       ),
     ],

@@ -151,8 +151,8 @@ function transactionOf(trace: LocalTrace, client: Client, sampleRate: number): T
  * Sends each local trace as its transaction, through the client (to the DSN and to Spotlight),
  * after the same `beforeSendTransaction` the SDK's own transactions go through (not-found and
  * Next's start-up traces dropped). The SDK's event pipeline is not run: it is what made a traced
- * request cost several times an untraced one (docs/performance.md). Runs as the root span ends,
- * inside the request's handling: nothing it does may throw there.
+ * request cost several times an untraced one (docs/performance.md). Runs in the server's batches
+ * of finished traces (lib/observability/transaction-batches.ts): nothing it does may throw there.
  */
 export function sendAsTransactions(client: Client, sampleRate: number): (trace: LocalTrace) => void {
   return (trace) => {
