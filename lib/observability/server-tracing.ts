@@ -58,8 +58,9 @@ function requestSampler(sampleRate: number): Sampler {
 /**
  * The server's traces: OpenTelemetry's SDK records the spans Next and the registered
  * instrumentations open, and each request's spans go to Sentry as one transaction
- * (lib/observability/span-transactions.ts), in batches (lib/observability/transaction-batches.ts). Sentry's own tracing stays off: its span layer cost a
- * traced request several times an untraced one (docs/performance.md). Call it after `Sentry.init`.
+ * (lib/observability/span-transactions.ts), sent in batches (transaction-batches.ts). Sentry's own
+ * tracing stays off: its span layer cost a traced request several times an untraced one
+ * (docs/performance.md). Call it after `Sentry.init`, before any request.
  */
 export function startServerTracing(client: Client, sampleRate: number): void {
   const provider = new BasicTracerProvider({

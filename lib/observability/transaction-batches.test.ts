@@ -1,9 +1,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type BaseTransportOptions, type Client, createTransport } from '@sentry/core';
+import {
+  type BaseTransportOptions,
+  type Client,
+  createEventEnvelope,
+  createTransport,
+  type Event,
+  parseEnvelope,
+} from '@sentry/core';
 import * as Sentry from '@sentry/nextjs';
 import { inBatches } from '@/lib/observability/transaction-batches';
 
 let client: Client;
+// What ingest took, each an envelope's one event: the transport answers 100 ms after a request.
+const received: Event[] = [];
 
 beforeAll(() => {
   Sentry.init({
@@ -11,16 +20,26 @@ beforeAll(() => {
     defaultIntegrations: false,
     enableOpenTelemetrySetup: false,
     enableRuntimeChannelInjection: false,
-    transport: (options: BaseTransportOptions) => createTransport(options, async () => ({})),
+    transport: (options: BaseTransportOptions) =>
+      createTransport(options, async ({ body }) => {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        received.push(parseEnvelope(body)[1][0]?.[1] as Event);
+        return { statusCode: 200 };
+      }),
   });
   client = Sentry.getClient() as Client;
 });
 afterAll(async () => {
-  await Sentry.close();
+  await Sentry.close(2_000);
 });
 afterEach(() => {
   vi.useRealTimers();
 });
+
+/** Sends a transaction named `name` through the client, as sendAsTransactions does. */
+function sendTransaction(name: string): void {
+  void client.sendEnvelope(createEventEnvelope({ type: 'transaction', transaction: name }, client.getDsn()));
+}
 
 describe('inBatches', () => {
   it('holds each item until the first of its batch has waited the delay, then sends the batch in order', () => {
@@ -40,27 +59,69 @@ describe('inBatches', () => {
     expect(sent).toEqual(['a', 'b', 'c', 'd']);
   });
 
-  it('sends a batch at once when it is full, and that batch never again', () => {
+  it('sends a batch at once when it is full, and the next one when its own delay has passed', () => {
     vi.useFakeTimers();
     const sent: string[] = [];
     const send = inBatches((item: string) => sent.push(item), client, { delayMs: 100, maxBatch: 3 });
     send('a');
+    vi.advanceTimersByTime(50);
     send('b');
     expect(sent).toEqual([]);
     send('c');
     expect(sent).toEqual(['a', 'b', 'c']);
     send('d');
-    vi.advanceTimersByTime(100);
+    // Where the full batch's timer would have fired.
+    vi.advanceTimersByTime(50);
+    expect(sent).toEqual(['a', 'b', 'c']);
+    vi.advanceTimersByTime(50);
     expect(sent).toEqual(['a', 'b', 'c', 'd']);
   });
 
-  it('sends what waits when the client flushes, as the server does before it stops', async () => {
+  it('hands what waits to the transport when the client flushes, which then waits for it', async () => {
+    received.length = 0;
+    const send = inBatches(sendTransaction, client, { delayMs: 60_000 });
+    send('flushed a');
+    send('flushed b');
+    expect(await client.flush(1_000)).toBe(true);
+    expect(received.map((event) => event.transaction)).toEqual(['flushed a', 'flushed b']);
+  });
+
+  it('sends an item that comes while a flush runs at once, and batches again after the delay', async () => {
     const sent: string[] = [];
-    const send = inBatches((item: string) => sent.push(item), client, { delayMs: 60_000 });
-    send('a');
-    send('b');
-    await client.flush(1_000);
-    expect(sent).toEqual(['a', 'b']);
+    const send = inBatches((item: string) => sent.push(item), client, { delayMs: 200 });
+    const flushed = client.flush(1_000);
+    // The client has begun its flush.
+    await new Promise((resolve) => setImmediate(resolve));
+    send('during the flush');
+    expect(sent).toEqual(['during the flush']);
+    await flushed;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    send('later');
+    expect(sent).toEqual(['during the flush']);
+  });
+
+  it('sends the rest of a batch when one item fails, and reports the failure', async () => {
+    const sent: string[] = [];
+    const reported = vi.spyOn(client, 'captureException');
+    const send = inBatches(
+      (item: string) => {
+        if (item === 'bad') throw new Error('cannot send this one');
+        sent.push(item);
+      },
+      client,
+      { delayMs: 10 },
+    );
+    send('bad');
+    send('good');
+    // A throw out of the timer would fail the run as an uncaught exception.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sent).toEqual(['good']);
+    expect(reported).toHaveBeenCalledWith(
+      expect.objectContaining({ message: 'cannot send this one' }),
+      expect.anything(),
+      expect.anything(),
+    );
+    reported.mockRestore();
   });
 
   it('sends each batch outside the context of the request that started it', async () => {

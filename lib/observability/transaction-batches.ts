@@ -1,20 +1,24 @@
 import 'server-only';
 import { AsyncResource } from 'node:async_hooks';
-import type { Client } from '@sentry/core';
+import { captureException, type Client } from '@sentry/core';
 
 /** How long a request's finished trace waits for the ones that finish after it. */
 const BATCH_DELAY_MS = 500;
-/** Half the SDK transport's buffer (64 envelopes on their way): a batch alone never overflows it. */
-const MAX_BATCH = 32;
+/**
+ * A quarter of the SDK transport's buffer (64 envelopes on their way, errors among them): a batch
+ * sent at once adds at most this many to what is already on its way.
+ */
+const MAX_BATCH = 16;
 
 /**
  * Hands what `send` takes on in batches: when the first of a batch has waited `delayMs`, when
- * `maxBatch` wait, and at once when the client flushes (`Sentry.flush`, the server's shutdown),
- * before the SDK waits for its transport. Sent one by one as each sampled request ended, a
- * transaction's code (building the event, the envelope, the HTTP request) ran between pages, cold
- * each time, and made the pages served beside it slower too; in batches a traced server serves
- * more (docs/performance.md). A batch runs outside the context of the request that started it: it
- * holds several requests' traces. `send` must not throw.
+ * `maxBatch` wait, and at once when the client flushes (the server's shutdown, and the SDK's own
+ * flush after each request error), before the SDK waits for its transport. For `delayMs` after a
+ * flush each item goes at once: a request cut at shutdown ends its trace while the flush runs.
+ * Sent one by one as each sampled request ended, a transaction's code (the event, its envelope,
+ * the HTTP request) ran between pages, cold each time, and the pages served beside it ran slower
+ * too; in batches a traced server serves more (docs/performance.md, run 37). A batch runs outside
+ * the context of the request that started it: it holds several requests' traces.
  */
 export function inBatches<T>(
   send: (item: T) => void,
@@ -23,18 +27,29 @@ export function inBatches<T>(
 ): (item: T) => void {
   let batch: T[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
-  // Bound here, where tracing starts, before any request.
+  let atOnceUntil = Number.NEGATIVE_INFINITY;
+  // Bound here, where the server's tracing starts, before any request.
   const sendBatch = AsyncResource.bind(() => {
     clearTimeout(timer);
     timer = undefined;
     const due = batch;
     batch = [];
-    for (const item of due) send(item);
+    for (const item of due) {
+      // One that fails does not hold back the rest, nor reach the timer or the flush that sent it.
+      try {
+        send(item);
+      } catch (error) {
+        captureException(error);
+      }
+    }
   });
-  client.on('flush', sendBatch);
+  client.on('flush', () => {
+    atOnceUntil = performance.now() + delayMs;
+    sendBatch();
+  });
   return (item) => {
     batch.push(item);
-    if (batch.length >= maxBatch) sendBatch();
+    if (batch.length >= maxBatch || performance.now() < atOnceUntil) sendBatch();
     // Unref'd: a batch waiting does not keep the process alive; the shutdown's flush sends it.
     else timer ??= setTimeout(sendBatch, delayMs).unref();
   };
