@@ -7,6 +7,7 @@ import {
   withoutSdkCultureCheck,
 } from '@/lib/framework-internals.mjs';
 import { serverReportingSettings, serverSentryOptions } from '@/lib/observability/server-options';
+import { TRANSPORT_BUFFER_SIZE } from '@/lib/observability/transaction-batches';
 import { ingestTransport, sendsThroughProxy } from '@/lib/tunnel/ingest-transport';
 import { keepingErrorsForLater } from '@/lib/tunnel/server-envelopes';
 
@@ -24,6 +25,8 @@ if (options) {
       enableRuntimeChannelInjection: false,
       // Errors that ingest cannot take now wait in the tunnel's spool (lib/tunnel/server-envelopes.ts).
       // Sent as the tunnel sends (lib/tunnel/ingest-transport.ts), or by the SDK through a proxy.
+      // Room for a batch of transactions on top of what is on its way (transaction-batches.ts).
+      transportOptions: { bufferSize: TRANSPORT_BUFFER_SIZE },
       transport: keepingErrorsForLater((transportOptions) =>
         sendsThroughProxy(transportOptions.url, env)
           ? Sentry.makeNodeTransport(transportOptions)

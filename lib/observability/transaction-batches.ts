@@ -1,14 +1,16 @@
 import 'server-only';
 import { AsyncResource } from 'node:async_hooks';
-import { captureException, type Client } from '@sentry/core';
+import { type Client, captureException } from '@sentry/core';
 
 /** How long a request's finished trace waits for the ones that finish after it. */
 const BATCH_DELAY_MS = 500;
+/** A batch sent at once adds at most this many to what is already on its way. */
+const MAX_BATCH = 32;
 /**
- * A quarter of the SDK transport's buffer (64 envelopes on their way, errors among them): a batch
- * sent at once adds at most this many to what is already on its way.
+ * How many envelopes the server's transport holds on their way (`bufferSize`, sentry.server.config.ts):
+ * the SDK's default, 64, which errors share with transactions, and room for a batch on top.
  */
-const MAX_BATCH = 16;
+export const TRANSPORT_BUFFER_SIZE = 64 + MAX_BATCH;
 
 /**
  * Hands what `send` takes on in batches: when the first of a batch has waited `delayMs`, when
