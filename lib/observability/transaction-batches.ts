@@ -4,22 +4,31 @@ import { type Client, captureException } from '@sentry/core';
 
 /** How long a request's finished trace waits for the ones that finish after it. */
 const BATCH_DELAY_MS = 500;
-/** A batch sent at once adds at most this many to what is already on its way. */
-const MAX_BATCH = 32;
+/**
+ * A batch sent at once adds at most this many to what is on its way. Sent in one go, it holds up
+ * the requests being served for as long as it takes: batches of 32 measured no faster, and a p99
+ * of traced `/status` over its budget (docs/performance.md, runs 37 to 39).
+ */
+const MAX_BATCH = 16;
 /**
  * How many envelopes the server's transport holds on their way (`bufferSize`, sentry.server.config.ts):
- * the SDK's default, 64, which errors share with transactions, and room for a batch on top.
+ * the SDK's default, 64, and room for a batch on top, so that a batch does not by itself turn
+ * away what was already there. Errors share it: an ingest that hangs fills it either way.
  */
 export const TRANSPORT_BUFFER_SIZE = 64 + MAX_BATCH;
+/**
+ * After a flush begins, each trace goes at once for this long: the requests the server's shutdown
+ * cuts end their traces in the next few ticks, before the SDK takes stock of what to wait for.
+ * Short, as the SDK flushes after each request error too.
+ */
+const AT_ONCE_AFTER_FLUSH_MS = 50;
 
 /**
  * Hands what `send` takes on in batches: when the first of a batch has waited `delayMs`, when
  * `maxBatch` wait, and at once when the client flushes (the server's shutdown, and the SDK's own
- * flush after each request error), before the SDK waits for its transport. For `delayMs` after a
- * flush each item goes at once: a request cut at shutdown ends its trace while the flush runs.
- * Sent one by one as each sampled request ended, a transaction's code (the event, its envelope,
+ * flush after each request error), before the SDK waits for its transport. Sent one by one as each sampled request ended, a transaction's code (the event, its envelope,
  * the HTTP request) ran between pages, cold each time, and the pages served beside it ran slower
- * too; in batches a traced server serves more (docs/performance.md, run 37). A batch runs outside
+ * too; in batches a traced server serves more (docs/performance.md, runs 37 to 39). A batch runs outside
  * the context of the request that started it: it holds several requests' traces.
  */
 export function inBatches<T>(
@@ -46,7 +55,7 @@ export function inBatches<T>(
     }
   });
   client.on('flush', () => {
-    atOnceUntil = performance.now() + delayMs;
+    atOnceUntil = performance.now() + AT_ONCE_AFTER_FLUSH_MS;
     sendBatch();
   });
   return (item) => {
