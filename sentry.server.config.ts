@@ -23,10 +23,10 @@ if (options) {
       tracesSampleRate: undefined,
       enableOpenTelemetrySetup: false,
       enableRuntimeChannelInjection: false,
+      // Room for a batch of transactions on top of the SDK's default (lib/observability/transaction-batches.ts).
+      transportOptions: { bufferSize: TRANSPORT_BUFFER_SIZE },
       // Errors that ingest cannot take now wait in the tunnel's spool (lib/tunnel/server-envelopes.ts).
       // Sent as the tunnel sends (lib/tunnel/ingest-transport.ts), or by the SDK through a proxy.
-      // Room for a batch of transactions on top of the SDK's default (transaction-batches.ts).
-      transportOptions: { bufferSize: TRANSPORT_BUFFER_SIZE },
       transport: keepingErrorsForLater((transportOptions) =>
         sendsThroughProxy(transportOptions.url, env)
           ? Sentry.makeNodeTransport(transportOptions)

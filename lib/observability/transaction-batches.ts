@@ -11,8 +11,8 @@ const BATCH_DELAY_MS = 500;
  */
 const MAX_BATCH = 16;
 /**
- * How many envelopes the server's transport holds on their way (`bufferSize`, sentry.server.config.ts):
- * the SDK's default, 64, and room for a batch on top, so that a batch does not by itself turn
+ * How many envelopes the server's transport holds on their way (`bufferSize`, set in
+ * sentry.server.config.ts): the SDK's default, 64, and room for a batch on top, so that a batch does not by itself turn
  * away what was already there. Errors share it: an ingest that hangs fills it either way.
  */
 export const TRANSPORT_BUFFER_SIZE = 64 + MAX_BATCH;
@@ -26,10 +26,11 @@ const AT_ONCE_AFTER_FLUSH_MS = 50;
 /**
  * Hands what `send` takes on in batches: when the first of a batch has waited `delayMs`, when
  * `maxBatch` wait, and at once when the client flushes (the server's shutdown, and the SDK's own
- * flush after each request error), before the SDK waits for its transport. Sent one by one as each sampled request ended, a transaction's code (the event, its envelope,
- * the HTTP request) ran between pages, cold each time, and the pages served beside it ran slower
- * too; in batches a traced server serves more (docs/performance.md, runs 37 to 39). A batch runs outside
- * the context of the request that started it: it holds several requests' traces.
+ * flush after each request error), before the SDK waits for its transport. Sent one by one as
+ * each sampled request ended, a transaction's code (the event, its envelope, the HTTP request) ran
+ * between pages, cold each time, and the pages served beside it ran slower too; in batches a
+ * traced server serves more (docs/performance.md, runs 37 to 40). A batch runs outside the context
+ * of the request that started it: it holds several requests' traces.
  */
 export function inBatches<T>(
   send: (item: T) => void,
